@@ -1,0 +1,3 @@
+from gengpu.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Stage 2, check profile: JSON Schema first, then the capability rules."""

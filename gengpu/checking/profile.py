@@ -1,0 +1,35 @@
+"""Check one loaded profile: schema, then rules. Returns the typed profile when it is usable."""
+
+from __future__ import annotations
+
+from gengpu.checking.rules import RULES
+from gengpu.checking.schema import check_schema
+from gengpu.findings import Finding
+from gengpu.loading import Document
+from gengpu.model import Profile, build_profile
+
+
+def is_profile(doc: Document) -> bool:
+    return isinstance(doc.data, dict) and doc.data.get("kind") == "GPUProfile"
+
+
+def run_rules(profile: Profile, doc: Document) -> list[Finding]:
+    findings = []
+    for rule in RULES.values():
+        for hit in rule.check(profile):
+            line, col = doc.position(hit.path, key=hit.key)
+            findings.append(Finding(doc.file, line, col, rule.severity, rule.id, hit.message, rule.fix))
+    return findings
+
+
+def check_profile(doc: Document, source: str) -> tuple[Profile | None, list[Finding]]:
+    """Schema errors stop here (the rules need well-typed data); rule findings come back with the profile."""
+    if not isinstance(doc.data, dict):
+        return None, [Finding(doc.file, 1, 1, "error", "profile-schema",
+                              "a profile must be a YAML mapping with apiVersion, kind, metadata and spec",
+                              "start from an example in profiles/")]
+    findings = check_schema(doc)
+    if findings:
+        return None, findings
+    profile = build_profile(doc.data, source)
+    return profile, run_rules(profile, doc)

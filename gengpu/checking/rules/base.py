@@ -1,0 +1,30 @@
+"""What a rule is: an id, a severity, a fix and an explanation, beside its check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One place a rule fires: a path into the profile and a message naming the field."""
+
+    path: tuple
+    message: str
+    key: bool = False  # point at the key rather than the value
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: str  # error | warning | info
+    summary: str
+    fix: str
+    explanation: str
+    source: str
+    check: Callable[..., Iterable[Hit]] | None = None
+
+
+def pool_path(pool, *rest) -> tuple:
+    return ("spec", "nodePools", pool.index, *rest)

@@ -1,0 +1,26 @@
+from gengpu import catalog
+from gengpu.checking.rules.base import Hit, Rule
+
+
+def check(profile):
+    if not profile.operator.enabled:
+        return
+    platform = catalog.platforms()[profile.platform]
+    for component in ("driver", "toolkit"):
+        if getattr(profile.operator, component) == "operator" and platform[f"{component}Preinstalled"]:
+            yield Hit(("spec", "operator", component),
+                      f"spec.operator.{component} is operator, but {platform['title']} nodes already ship the "
+                      f"NVIDIA {component}")
+
+
+RULE = Rule(
+    id="driver-already-preinstalled",
+    severity="error",
+    summary="The operator would install a driver or toolkit the node image already has.",
+    fix="Use auto (or preinstalled) so the operator leaves the node's own driver and toolkit alone.",
+    explanation="AKS GPU nodes, GKE nodes and the EKS AL2023/Bottlerocket NVIDIA AMIs ship the NVIDIA driver (and on "
+    "AKS and EKS the container toolkit). An operator driver container there fails to pull or to load its module, "
+    "and the operator marks the node nvidia.com/gpu.present=false.",
+    source="NVIDIA/gpu-operator#686, #1551; docs.aws.amazon.com 'Use EKS-optimized accelerated AMIs'",
+    check=check,
+)

@@ -1,0 +1,35 @@
+from gengpu import catalog, mig
+from gengpu.checking.rules.base import Hit, Rule, pool_path
+
+
+def check(profile):
+    for pool in profile.node_pools:
+        m = pool.sharing.mig
+        if pool.sharing.mode != "mig" or m is None or not pool.gpu_id or not catalog.gpus()[pool.gpu_id].get("mig"):
+            continue
+        if m.preset:
+            if mig.preset_layout(pool.gpu_id, m.preset) is None:
+                names = ["all-balanced"] + [f"all-{p.replace('+', '.')}" for p in mig.profiles(pool.gpu_id)]
+                yield Hit(pool_path(pool, "sharing", "mig", "preset"),
+                          f"nodePools[{pool.index}].sharing.mig.preset '{m.preset}' does not exist for "
+                          f"{pool.gpu_id}; it has {', '.join(names)}")
+            continue
+        verdict = mig.check_layout(pool.gpu_id, m.layout)
+        for reason in verdict.reasons:
+            yield Hit(pool_path(pool, "sharing", "mig", "layout"),
+                      f"nodePools[{pool.index}].sharing.mig.layout: {reason}")
+
+
+RULE = Rule(
+    id="mig-layout-invalid",
+    severity="error",
+    summary="The MIG layout does not fit the GPU.",
+    fix="Run `gengpu mig layouts MODEL` for the layouts this GPU can hold, or `gengpu mig check --gpu MODEL "
+    "PROFILE=COUNT ...` to see where each instance would sit.",
+    explanation="A MIG layout is valid only if every profile exists on that GPU, no profile exceeds its maximum "
+    "count, and the instances can sit on allowed start slots without sharing a memory slice. mig-parted accepts "
+    "any layout at parse time and only fails on the node ('all orderings failed'), leaving the GPU without MIG "
+    "devices.",
+    source="NVIDIA MIG User Guide, Supported MIG Profiles and the `nvidia-smi mig -lgipp` placement listing",
+    check=check,
+)

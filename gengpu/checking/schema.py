@@ -1,0 +1,98 @@
+"""Validate a profile against schemas/profile.schema.json, with findings at exact lines."""
+
+from __future__ import annotations
+
+from gengpu.findings import Finding
+from gengpu.loading import Document
+from gengpu.schemas_dir import profile_schema
+
+RULE = "profile-schema"
+
+
+def _dotted(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _allowed_keys(schema: dict) -> list[str]:
+    return sorted(schema.get("properties", {}))
+
+
+def _fix_for(error) -> str:
+    v, schema = error.validator, error.schema
+    if v == "enum":
+        return "use one of: " + ", ".join(map(str, error.validator_value))
+    if v == "const":
+        return f"set it to {error.validator_value}"
+    if v == "type":
+        if error.validator_value == "string" and isinstance(error.instance, (int, float)):
+            return f'quote the value: "{error.instance}"'
+        return f"give a value of type {error.validator_value}"
+    if v == "pattern":
+        return f"match the pattern {error.validator_value}"
+    if v == "required":
+        return "add the missing field"
+    if v == "additionalProperties":
+        return "remove it or fix its spelling; allowed here: " + ", ".join(_allowed_keys(schema))
+    if v in ("minimum", "maximum", "minItems", "maxLength", "minLength", "minProperties"):
+        return f"respect {v} {error.validator_value}"
+    if v == "uniqueItems":
+        return "remove the repeated entries"
+    if v == "not" and "enum" in error.validator_value:
+        return "pick a name other than " + ", ".join(error.validator_value["enum"])
+    if v == "oneOf" and "layout" in str(error.validator_value):
+        return "give exactly one of layout or preset"
+    if v == "False":
+        return "remove it"
+    return "see `gengpu schema` for this field"
+
+
+def _message(error, path) -> str:
+    field = _dotted(path)
+    v = error.validator
+    if v == "additionalProperties":
+        return f"unknown field '{field}'"
+    if v == "required":
+        missing = [k for k in error.validator_value if k not in (error.instance or {})]
+        base = _dotted(error.absolute_path)
+        return f"missing required field '{missing[0]}'" + ("" if base == "(top level)" else f" in '{base}'")
+    if v == "oneOf" and "layout" in str(error.validator_value):
+        return f"'{field}' needs exactly one of layout or preset"
+    if error.schema is False or v == "False":
+        return f"'{field}' is not allowed with this sharing mode"
+    return f"'{field}': {error.message}"
+
+
+def _walk(errors):
+    """Flatten if/then and allOf wrappers so each leaf error stands on its own."""
+    for error in errors:
+        if error.validator in ("allOf", "anyOf") and error.context:
+            yield from _walk(error.context)
+        else:
+            yield error
+
+
+def check_schema(doc: Document) -> list[Finding]:
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(profile_schema())
+    findings = []
+    for error in _walk(validator.iter_errors(doc.data)):
+        path = tuple(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = set(error.schema.get("properties", {}))
+            for extra in sorted(k for k in error.instance if k not in allowed):
+                kpath = path + (extra,)
+                line, col = doc.position(kpath, key=True)
+                findings.append(Finding(doc.file, line, col, "error", RULE, _message(error, kpath), _fix_for(error)))
+            continue
+        if error.validator is False or error.schema is False:
+            line, col = doc.position(path, key=True)
+            findings.append(Finding(doc.file, line, col, "error", RULE,
+                                    f"'{_dotted(path)}' is not allowed with this sharing mode", "remove it"))
+            continue
+        line, col = doc.position(path, key=error.validator == "required")
+        findings.append(Finding(doc.file, line, col, "error", RULE, _message(error, path), _fix_for(error)))
+    return findings

@@ -1,0 +1,60 @@
+"""The device-plugin config (api/config/v1) and the mig-parted config (api/spec/v1) of a profile."""
+
+from __future__ import annotations
+
+from gengpu import mig
+from gengpu.model import NodePool, Profile
+
+DEVICE_PLUGIN_CONFIGMAP = "gengpu-device-plugin-config"
+MIG_PARTED_CONFIGMAP = "gengpu-mig-parted-config"
+DEFAULT_KEY = "default"
+
+
+def cluster_mig_strategy(profile: Profile) -> str:
+    """One MIG strategy per cluster (the operator sets it for every node)."""
+    for pool in profile.node_pools:
+        if pool.sharing.mode == "mig" and pool.sharing.mig:
+            return pool.sharing.mig.strategy
+    return "none"
+
+
+def mig_pools(profile: Profile) -> list[NodePool]:
+    return [p for p in profile.node_pools if p.sharing.mode == "mig"]
+
+
+def pool_layout(pool: NodePool) -> dict:
+    m = pool.sharing.mig
+    return dict(m.layout) if m.layout else mig.preset_layout(pool.gpu_id, m.preset)
+
+
+def device_plugin_config(profile: Profile, pool: NodePool | None) -> dict:
+    """One config file; pool None gives the safe default: no sharing."""
+    config = {"version": "v1", "flags": {"migStrategy": cluster_mig_strategy(profile)}}
+    if pool is None or pool.sharing.mode not in ("time-slicing", "mps"):
+        return config
+    s = pool.sharing
+    fail = s.fail_requests_greater_than_one
+    if fail is None:
+        fail = s.mode == "mps"  # the device plugin's own defaults
+    block = {
+        "renameByDefault": s.rename_by_default,
+        "failRequestsGreaterThanOne": fail,
+        "resources": [{"name": "nvidia.com/gpu", "replicas": s.replicas}],
+    }
+    config["sharing"] = {"timeSlicing" if s.mode == "time-slicing" else "mps": block}
+    return config
+
+
+def device_plugin_configs(profile: Profile) -> dict[str, dict]:
+    """ConfigMap key -> config: the default first, then one key per pool (the node label value)."""
+    configs = {DEFAULT_KEY: device_plugin_config(profile, None)}
+    for pool in profile.node_pools:
+        configs[pool.name] = device_plugin_config(profile, pool)
+    return configs
+
+
+def mig_parted_config(profile: Profile) -> dict:
+    configs = {"all-disabled": [{"devices": "all", "mig-enabled": False}]}
+    for pool in mig_pools(profile):
+        configs[pool.name] = [{"devices": "all", "mig-enabled": True, "mig-devices": pool_layout(pool)}]
+    return {"version": "v1", "mig-configs": configs}

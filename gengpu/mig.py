@@ -1,0 +1,111 @@
+"""MIG geometry: resolve named presets and place GPU instances on a GPU's slices.
+
+A layout is valid when every profile exists on the GPU, no profile exceeds its
+maximum count, compute slices add up to at most the GPU's, and each instance
+sits on one of its allowed start slots without sharing a memory slice with
+another (NVIDIA MIG User Guide, placement listing of `nvidia-smi mig -lgipp`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gengpu import catalog
+
+_BASE = re.compile(r"^(\d+)g\.\d+gb$")
+
+
+@dataclass(frozen=True)
+class Placement:
+    profile: str
+    start: int
+    size: int
+
+
+@dataclass(frozen=True)
+class Verdict:
+    gpu: str
+    valid: bool
+    reasons: tuple[str, ...]
+    placement: tuple[Placement, ...] = ()
+
+
+def profiles(gpu_id: str) -> dict:
+    return (catalog.gpus()[gpu_id].get("mig") or {}).get("profiles", {})
+
+
+def preset_layout(gpu_id: str, preset: str) -> dict | None:
+    """all-balanced and all-<profile> as mig-manager generates them (pkg/mig/builder)."""
+    table = profiles(gpu_id)
+    if not table:
+        return None
+    if preset == "all-balanced":
+        compute = catalog.gpus()[gpu_id]["mig"]["slices"]["compute"]
+        wanted = {1: 2, 2: 1, 3: 1} if compute == 7 else {1: 2, 2: 1}
+        layout = {}
+        for g, count in wanted.items():
+            base = [p for p in table if (m := _BASE.match(p)) and int(m.group(1)) == g]
+            if not base:
+                return None
+            best = max(base, key=lambda p: (table[p]["max"], -table[p]["memory"]))
+            layout[best] = count
+        return layout
+    suffix = preset.removeprefix("all-")
+    for name, spec in table.items():
+        if name.replace("+", ".") == suffix:
+            return {name: spec["max"]}
+    return None
+
+
+def check_layout(gpu_id: str, layout: dict) -> Verdict:
+    """Decide whether one GPU can hold layout (profile -> count), and where each instance sits."""
+    gpu = catalog.gpus()[gpu_id]
+    table = profiles(gpu_id)
+    if not table:
+        return Verdict(gpu_id, False, (f"{gpu_id} does not support MIG",))
+    reasons = []
+    for name, count in layout.items():
+        if name not in table:
+            reasons.append(f"profile {name} does not exist on {gpu_id}; it has {', '.join(table)}")
+        elif count > table[name]["max"]:
+            reasons.append(f"{count} x {name} exceeds the maximum of {table[name]['max']} on {gpu_id}")
+    if reasons:
+        return Verdict(gpu_id, False, tuple(reasons))
+    slices = gpu["mig"]["slices"]
+    compute = sum(table[n]["compute"] * c for n, c in layout.items())
+    if compute > slices["compute"]:
+        return Verdict(gpu_id, False, (
+            f"the layout needs {compute} compute slices; {gpu_id} has {slices['compute']}",))
+    # Largest first: big instances have the fewest start slots.
+    instances = sorted(
+        (n for n, c in layout.items() for _ in range(c)),
+        key=lambda n: (-table[n]["memory"], len(table[n]["starts"]), n),
+    )
+    used = [False] * slices["memory"]
+    placed: list[Placement] = []
+
+    def place(i: int) -> bool:
+        if i == len(instances):
+            return True
+        name = instances[i]
+        size = table[name]["memory"]
+        for start in table[name]["starts"]:
+            span = range(start, start + size)
+            if start + size <= len(used) and not any(used[s] for s in span):
+                for s in span:
+                    used[s] = True
+                placed.append(Placement(name, start, size))
+                if place(i + 1):
+                    return True
+                placed.pop()
+                for s in span:
+                    used[s] = False
+        return False
+
+    if not place(0):
+        need = sum(table[n]["memory"] * c for n, c in layout.items())
+        return Verdict(gpu_id, False, (
+            f"the instances cannot be placed on {gpu_id}'s {slices['memory']} memory slices without overlap"
+            f" (they need {need}, on their allowed start slots)",))
+    return Verdict(gpu_id, True, (), tuple(sorted(placed, key=lambda p: (p.start, p.profile))))

@@ -1,0 +1,176 @@
+"""The profile as typed values, with every default filled in.
+
+Built only from data that passed the JSON Schema, so it trusts types and enums.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gengpu import catalog
+
+DEFAULT_TAINTS = ({"key": "nvidia.com/gpu", "effect": "NoSchedule"},)
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    effect: str
+    value: str | None = None
+
+    def toleration(self) -> dict:
+        if self.value is None:
+            return {"key": self.key, "operator": "Exists", "effect": self.effect}
+        return {"key": self.key, "operator": "Equal", "value": self.value, "effect": self.effect}
+
+
+@dataclass(frozen=True)
+class Mig:
+    strategy: str
+    layout: dict | None = None
+    preset: str | None = None
+
+
+@dataclass(frozen=True)
+class Sharing:
+    mode: str = "none"
+    replicas: int | None = None
+    rename_by_default: bool = False
+    fail_requests_greater_than_one: bool | None = None
+    mig: Mig | None = None
+
+
+@dataclass(frozen=True)
+class NodePool:
+    index: int
+    name: str
+    gpus: tuple[str, ...]  # models as written; resolve with catalog.resolve_gpu
+    gpus_per_node: int | None
+    instance_types: tuple[str, ...]
+    capacity_types: tuple[str, ...]
+    provisioner: str
+    taints: tuple[Taint, ...]
+    labels: dict
+    limits: dict
+    sharing: Sharing
+
+    @property
+    def gpu_ids(self) -> tuple[str | None, ...]:
+        """Canonical ids, None for a model the catalog does not know."""
+        return tuple(catalog.resolve_gpu(g) for g in self.gpus)
+
+    @property
+    def gpu_id(self) -> str | None:
+        """The pool's one known model, or None when it has several or an unknown one."""
+        ids = set(self.gpu_ids)
+        return ids.pop() if len(ids) == 1 else None
+
+
+@dataclass(frozen=True)
+class Operator:
+    enabled: bool = True
+    version: str = "v26.7.0"
+    namespace: str = "gpu-operator"
+    driver: str = "auto"
+    toolkit: str = "auto"
+    driver_version: str | None = None
+
+
+@dataclass(frozen=True)
+class ArgoCD:
+    repo_url: str
+    revision: str = "HEAD"
+    project: str = "default"
+    namespace: str = "argocd"
+    overlays_dir: str = "overlays"
+    server: str | None = "https://kubernetes.default.svc"
+    cluster_name: str | None = None
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    platform: str
+    region: str
+    zones: tuple[str, ...]
+    kubernetes_version: str
+    operator: Operator
+    node_pools: tuple[NodePool, ...]
+    monitoring: str
+    argocd: ArgoCD
+    source: str = field(default="", compare=False)  # profile path as shown in headers
+
+    @property
+    def overlay_path(self) -> str:
+        return f"{self.argocd.overlays_dir}/{self.name}"
+
+    def owns(self, component: str) -> bool:
+        """True when the GPU Operator installs the driver or the toolkit."""
+        choice = getattr(self.operator, component)
+        if choice == "auto":
+            return not catalog.platforms()[self.platform][f"{component}Preinstalled"]
+        return choice == "operator"
+
+
+def _sharing(data: dict | None) -> Sharing:
+    data = data or {}
+    mig = data.get("mig")
+    return Sharing(
+        mode=data.get("mode", "none"),
+        replicas=data.get("replicas"),
+        rename_by_default=data.get("renameByDefault", False),
+        fail_requests_greater_than_one=data.get("failRequestsGreaterThanOne"),
+        mig=Mig(mig["strategy"], mig.get("layout"), mig.get("preset")) if mig else None,
+    )
+
+
+def _pool(index: int, data: dict) -> NodePool:
+    return NodePool(
+        index=index,
+        name=data["name"],
+        gpus=tuple(data["gpu"]) if isinstance(data["gpu"], list) else (data["gpu"],),
+        gpus_per_node=data.get("gpusPerNode"),
+        instance_types=tuple(data["instanceTypes"]),
+        capacity_types=tuple(data.get("capacityTypes", ["on-demand"])),
+        provisioner=data.get("provisioner", "managed"),
+        taints=tuple(Taint(t["key"], t["effect"], t.get("value")) for t in data.get("taints", DEFAULT_TAINTS)),
+        labels=dict(data.get("labels", {})),
+        limits=dict(data.get("limits", {})),
+        sharing=_sharing(data.get("sharing")),
+    )
+
+
+def build_profile(data: dict, source: str) -> Profile:
+    spec = data["spec"]
+    op = spec.get("operator", {})
+    argo = spec["argocd"]
+    dest = argo.get("destination", {})
+    return Profile(
+        name=data["metadata"]["name"],
+        description=data["metadata"].get("description", ""),
+        platform=spec["platform"],
+        region=spec["region"],
+        zones=tuple(spec.get("zones", [])),
+        kubernetes_version=spec["kubernetesVersion"],
+        operator=Operator(
+            enabled=op.get("enabled", spec["platform"] != "gke-autopilot"),
+            version=op.get("version", catalog.operator()["default"]),
+            namespace=op.get("namespace", "gpu-operator"),
+            driver=op.get("driver", "auto"),
+            toolkit=op.get("toolkit", "auto"),
+            driver_version=op.get("driverVersion"),
+        ),
+        node_pools=tuple(_pool(i, p) for i, p in enumerate(spec["nodePools"])),
+        monitoring=spec.get("monitoring", {}).get("mode", "service-monitor"),
+        argocd=ArgoCD(
+            repo_url=argo["repoURL"],
+            revision=argo.get("revision", "HEAD"),
+            project=argo.get("project", "default"),
+            namespace=argo.get("namespace", "argocd"),
+            overlays_dir=argo.get("overlaysDir", "overlays"),
+            server=None if "name" in dest else dest.get("server", "https://kubernetes.default.svc"),
+            cluster_name=dest.get("name"),
+        ),
+        source=source,
+    )

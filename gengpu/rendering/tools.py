@@ -1,0 +1,74 @@
+"""Find the pinned kustomize and kubeconform: env var, project bin folder, then PATH."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from gengpu.findings import UsageError
+
+ENV = {"kustomize": "GENGPU_KUSTOMIZE", "kubeconform": "GENGPU_KUBECONFORM"}
+
+
+def pinned() -> dict[str, tuple[str, str]]:
+    """name -> (Go package, version), from gengpu/data/tools.txt."""
+    out = {}
+    text = resources.files("gengpu.data").joinpath("tools.txt").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, package, version = line.split()
+            out[name] = (package, version)
+    return out
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    argv: tuple[str, ...]  # the command that runs it (kubectl kustomize is two words)
+
+
+def _bin_dirs() -> list[Path]:
+    dirs = [Path.cwd() / "bin"]
+    checkout = Path(__file__).resolve().parents[2] / "bin"  # an editable install's checkout
+    if checkout not in dirs:
+        dirs.append(checkout)
+    return dirs
+
+
+def _install_hint(name: str) -> str:
+    package, version = pinned()[name]
+    return (f"run scripts/install-tools (builds {name} {version} into ./bin), or "
+            f"`GOBIN=$PWD/bin go install {package}@{version}`, or set {ENV[name]} to the binary")
+
+
+def find(name: str) -> Tool:
+    env = os.environ.get(ENV[name])
+    if env:
+        if not (Path(env).is_file() and os.access(env, os.X_OK)):
+            raise UsageError(f"{ENV[name]}={env} is not an executable file; {_install_hint(name)}")
+        return Tool(name, (env,))
+    for folder in _bin_dirs():
+        candidate = folder / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return Tool(name, (str(candidate),))
+    on_path = shutil.which(name)
+    if on_path:
+        return Tool(name, (on_path,))
+    if name == "kustomize" and shutil.which("kubectl"):
+        return Tool(name, (shutil.which("kubectl"), "kustomize"))
+    raise UsageError(f"{name} not found (looked at ${ENV[name]}, ./bin and PATH); {_install_hint(name)}")
+
+
+def version(tool: Tool) -> str:
+    args = ["version"] if tool.name == "kustomize" and tool.argv[-1] != "kustomize" else ["-v"]
+    if tool.argv[-1] == "kustomize" and len(tool.argv) == 2:
+        args = ["version", "--client"]
+    try:
+        out = subprocess.run([*tool.argv, *args], capture_output=True, text=True, timeout=30)
+    except OSError as exc:
+        raise UsageError(f"cannot run {tool.name}: {exc}") from exc
+    return (out.stdout or out.stderr).strip()

@@ -27,8 +27,12 @@ class Placement:
 class Verdict:
     gpu: str
     valid: bool
-    reasons: tuple[str, ...]
+    problems: tuple[tuple[str | None, str], ...]  # (profile the problem is about, or None; text)
     placement: tuple[Placement, ...] = ()
+
+    @property
+    def reasons(self) -> list[str]:
+        return [text for _, text in self.problems]
 
 
 def profiles(gpu_id: str) -> dict:
@@ -63,20 +67,20 @@ def check_layout(gpu_id: str, layout: dict) -> Verdict:
     gpu = catalog.gpus()[gpu_id]
     table = profiles(gpu_id)
     if not table:
-        return Verdict(gpu_id, False, (f"{gpu_id} does not support MIG",))
-    reasons = []
+        return Verdict(gpu_id, False, ((None, f"{gpu_id} does not support MIG"),))
+    problems = []
     for name, count in layout.items():
         if name not in table:
-            reasons.append(f"profile {name} does not exist on {gpu_id}; it has {', '.join(table)}")
+            problems.append((name, f"profile {name} does not exist on {gpu_id}; it has {', '.join(table)}"))
         elif count > table[name]["max"]:
-            reasons.append(f"{count} x {name} exceeds the maximum of {table[name]['max']} on {gpu_id}")
-    if reasons:
-        return Verdict(gpu_id, False, tuple(reasons))
+            problems.append((name, f"{count} x {name} exceeds the maximum of {table[name]['max']} on {gpu_id}"))
+    if problems:
+        return Verdict(gpu_id, False, tuple(problems))
     slices = gpu["mig"]["slices"]
     compute = sum(table[n]["compute"] * c for n, c in layout.items())
     if compute > slices["compute"]:
         return Verdict(gpu_id, False, (
-            f"the layout needs {compute} compute slices; {gpu_id} has {slices['compute']}",))
+            (None, f"the layout needs {compute} compute slices; {gpu_id} has {slices['compute']}"),))
     # Largest first: big instances have the fewest start slots.
     instances = sorted(
         (n for n, c in layout.items() for _ in range(c)),
@@ -105,7 +109,7 @@ def check_layout(gpu_id: str, layout: dict) -> Verdict:
 
     if not place(0):
         need = sum(table[n]["memory"] * c for n, c in layout.items())
-        return Verdict(gpu_id, False, (
+        return Verdict(gpu_id, False, ((None,
             f"the instances cannot be placed on {gpu_id}'s {slices['memory']} memory slices without overlap"
-            f" (they need {need}, on their allowed start slots)",))
+            f" (they need {need}, on their allowed start slots)"),))
     return Verdict(gpu_id, True, (), tuple(sorted(placed, key=lambda p: (p.start, p.profile))))

@@ -74,6 +74,12 @@ def _walk(errors):
             yield error
 
 
+def _at(data, path):
+    for part in path:
+        data = data[part]
+    return data
+
+
 def check_schema(doc: Document) -> list[Finding]:
     from jsonschema import Draft202012Validator
 
@@ -88,7 +94,14 @@ def check_schema(doc: Document) -> list[Finding]:
                 line, col = doc.position(kpath, key=True)
                 findings.append(Finding(doc.file, line, col, "error", RULE, _message(error, kpath), _fix_for(error)))
             continue
-        if error.validator is False or error.schema is False:
+        if error.schema is False:
+            # jsonschema leaves the property out of a false-schema error's path: find it by its value.
+            parent = _at(doc.data, path)
+            if isinstance(parent, dict) and error.instance is not parent:
+                keys = [k for k, v in parent.items() if v is error.instance] or \
+                    [k for k, v in parent.items() if v == error.instance]
+                if keys:
+                    path = path + (keys[0],)
             line, col = doc.position(path, key=True)
             findings.append(Finding(doc.file, line, col, "error", RULE,
                                     f"'{_dotted(path)}' is not allowed with this sharing mode", "remove it"))

@@ -78,7 +78,17 @@ def _plain(node, path, doc: Document):
     return str(node)
 
 
-def _error_finding(file: str, exc) -> Finding:
+def _first_key_line(text: str, key: str, start: int, end: int, column: int) -> int | None:
+    """1-based line of the first `key:` at this column between two 0-based lines."""
+    for number, line in enumerate(text.splitlines()[start:end], start=start + 1):
+        stripped = line[column:]
+        if line[:column].strip() in ("", "-") and stripped.split(":", 1)[0].strip().strip("'\"") == key \
+                and ":" in stripped:
+            return number
+    return None
+
+
+def _error_finding(file: str, exc, text: str) -> Finding:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     problem = getattr(exc, "problem", None) or str(exc)
@@ -87,9 +97,10 @@ def _error_finding(file: str, exc) -> Finding:
 
     if isinstance(exc, DuplicateKeyError):
         key = str(problem).split('"')[1] if '"' in str(problem) else "?"
+        first = _first_key_line(text, key, exc.context_mark.line, mark.line, mark.column)
         return Finding(
             file, line, col, "error", "yaml-duplicate-key",
-            f"duplicate key '{key}' (the first one is on line {exc.context_mark.line + 1})",
+            f"duplicate key '{key}'" + (f" (the first one is on line {first})" if first else ""),
             "remove one of the two keys; YAML parsers disagree on which one wins",
         )
     message = f"{context}: {problem}" if context else str(problem)
@@ -110,7 +121,7 @@ def load_documents(text: str, file: str) -> tuple[list[Document], list[Finding]]
                 doc.values[()] = (node.lc.line + 1, node.lc.col + 1)
             docs.append(doc)
     except YAMLError as exc:
-        return docs, [_error_finding(file, exc)]
+        return docs, [_error_finding(file, exc, text)]
     return docs, []
 
 

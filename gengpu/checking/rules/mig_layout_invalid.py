@@ -15,9 +15,9 @@ def check(profile):
                           f"{pool.gpu_id}; it has {', '.join(names)}")
             continue
         verdict = mig.check_layout(pool.gpu_id, m.layout)
-        for reason in verdict.reasons:
-            yield Hit(pool_path(pool, "sharing", "mig", "layout"),
-                      f"nodePools[{pool.index}].sharing.mig.layout: {reason}")
+        for profile_name, reason in verdict.problems:
+            path = pool_path(pool, "sharing", "mig", "layout", *([profile_name] if profile_name else []))
+            yield Hit(path, f"nodePools[{pool.index}].sharing.mig.layout: {reason}", key=bool(profile_name))
 
 
 RULE = Rule(

@@ -46,7 +46,8 @@ def kustomize_build(overlay: Path, display: str) -> tuple[str | None, list[Findi
     cmd = [*tool.argv, "build", str(overlay)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
     if proc.returncode != 0:
-        message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+        # kustomize's first line says what failed; later lines dump node contents.
+        message = proc.stderr.strip().splitlines()[0] if proc.stderr.strip() else f"exit {proc.returncode}"
         return None, [Finding(f"{display}/{_kustomization(overlay).name}", 1, 1, "error", "kustomize-build",
                               f"kustomize build failed: {message.removeprefix('Error: ')}",
                               "fix the kustomization or the file it names; run `kustomize build` to see the whole error")]

@@ -1,0 +1,113 @@
+"""Overlays through the real kustomize and kubeconform, with the committed schemas and no network."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gengpu.rendering import k8s_schemas
+from gengpu.schemas_dir import schemas_path
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = REPO / "bin"
+OVERLAYS = sorted(p for p in (REPO / "overlays").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
+def test_committed_overlay_passes_kubeconform_strict_with_nothing_skipped(overlay):
+    rendered = subprocess.run([BIN / "kustomize", "build", overlay], capture_output=True, text=True, check=True)
+    k8s = k8s_schemas.schema_dir("1.33")
+    proc = subprocess.run(
+        [BIN / "kubeconform", "-kubernetes-version", "1.33.0", "-strict", "-summary", "-output", "json",
+         "-schema-location", f"{k8s.parent}/{{{{ .NormalizedKubernetesVersion }}}}-local{{{{ .StrictSuffix }}}}/"
+                             "{{ .ResourceKind }}{{ .KindSuffix }}.json",
+         "-schema-location", f"{schemas_path()}/crds/{{{{ .ResourceKind }}}}{{{{ .KindSuffix }}}}.json", "-"],
+        input=rendered.stdout, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+    summary = json.loads(proc.stdout)["summary"]
+    expected = len([d for d in rendered.stdout.split("\n---\n") if d.strip()])
+    assert summary == {"valid": expected, "invalid": 0, "errors": 0, "skipped": 0}
+
+
+def test_validate_runs_clean_on_the_example_repo(repo, run):
+    result = run("validate")
+    assert result.exit_code == 0, result.output
+    assert result.output == "No findings.\n"
+
+
+def test_kubeconform_catches_a_broken_overlay(repo, run):
+    app = repo / "overlays" / "eks-l4-mps" / "gpu-operator.yaml"
+    app.write_text(app.read_text().replace("  project: default\n", "  project: default\n  projekt: default\n"))
+    cm = repo / "overlays" / "eks-l4-mps" / "device-plugin-config.yaml"
+    cm.write_text(cm.read_text() + "immutable: 'yes'\n")
+    result = run("validate", "overlays/eks-l4-mps")
+    assert result.exit_code == 1
+    findings = [line for line in result.output.splitlines() if not line.startswith("  ")]
+    assert findings[:-1] == [
+        "overlays/eks-l4-mps/device-plugin-config.yaml:26:12: error kubeconform ConfigMap gengpu-device-plugin-config "
+        "at /immutable: got string, want null or boolean",
+        "overlays/eks-l4-mps/gpu-operator.yaml:12:3: error kubeconform Application eks-l4-mps-gpu-operator at "
+        "/spec/projekt: unknown field 'projekt'",
+    ]
+
+
+def test_a_kind_without_schema_is_an_error_not_a_skip(repo, run):
+    overlay = repo / "overlays" / "eks-l4-mps"
+    (overlay / "widget.yaml").write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n")
+    k = overlay / "kustomization.yaml"
+    k.write_text(k.read_text().replace("resources:\n", "resources:\n  - widget.yaml\n"))
+    result = run("validate", "overlays/eks-l4-mps")
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        "overlays/eks-l4-mps/widget.yaml:1:1: error kubeconform-no-schema Widget w: no schema for example.com/v1 Widget\n")
+
+
+def test_kustomize_errors_are_findings(repo, run):
+    k = repo / "overlays" / "eks-l4-mps" / "kustomization.yaml"
+    k.write_text(k.read_text().replace("  - namespace.yaml\n", "  - namespaces.yaml\n"))
+    cm = repo / "overlays" / "gke-a100-spot" / "namespace.yaml"
+    cm.write_text(cm.read_text().replace("  labels:\n", "  labels: [a, b]\n  x:\n"))
+    result = run("validate", "overlays/eks-l4-mps", "overlays/gke-a100-spot")
+    assert result.exit_code == 1
+    first, _, second, _, _ = result.output.splitlines()
+    assert first.startswith("overlays/eks-l4-mps/kustomization.yaml:1:1: error kustomize-build kustomize build failed: "
+                            "accumulating resources: accumulation err='accumulating resources from 'namespaces.yaml'")
+    assert second == ("overlays/gke-a100-spot/kustomization.yaml:1:1: error kustomize-build kustomize build failed: "
+                      "considering field 'metadata/labels' of object Namespace.v1.[noGrp]/gpu-operator.[noNs]: wrong "
+                      "node kind: expected MappingNode but got SequenceNode: node contents:")
+
+
+@pytest.mark.parametrize("tool", ["kustomize", "kubeconform"])
+def test_missing_binary_is_a_clear_usage_error(repo, run, monkeypatch, tool, tmp_path):
+    monkeypatch.setenv(f"GENGPU_{tool.upper()}", str(tmp_path / "nowhere" / tool))
+    result = run("validate", "overlays/eks-l4-mps")
+    assert result.exit_code == 2
+    assert result.output.startswith(f"gengpu: error: GENGPU_{tool.upper()}={tmp_path}/nowhere/{tool} is not an "
+                                    f"executable file; run scripts/install-tools")
+    assert "Traceback" not in result.output
+
+
+def test_missing_binary_on_an_empty_path(repo, run, monkeypatch, tmp_path):
+    monkeypatch.delenv("GENGPU_KUBECONFORM")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr("gengpu.rendering.tools._bin_dirs", lambda: [tmp_path / "bin"])
+    result = run("validate", "overlays/eks-l4-mps")
+    assert result.exit_code == 2
+    assert result.output == (
+        "gengpu: error: kubeconform not found (looked at $GENGPU_KUBECONFORM, ./bin and PATH); run "
+        "scripts/install-tools (builds kubeconform v0.7.0 into ./bin), or `GOBIN=$PWD/bin go install "
+        "github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0`, or set GENGPU_KUBECONFORM to the binary\n")
+
+
+def test_schema_cache_is_a_local_ref_copy(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENGPU_CACHE_DIR", str(tmp_path))
+    folder = k8s_schemas.schema_dir("1.30")
+    assert folder == tmp_path / "kubernetes-validate-1.37.0" / "v1.30.0-local-strict"
+    deployment = json.loads((folder / "deployment-apps-v1.json").read_text())
+    assert "$id" not in deployment
+    assert json.dumps(deployment).count('"_definitions.json#/$defs/') > 0
+    assert "/api/_definitions.json" not in (folder / "deployment-apps-v1.json").read_text()
+    assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]

@@ -49,7 +49,7 @@ def test_kubeconform_catches_a_broken_overlay(repo, run):
     assert findings[:-1] == [
         "overlays/eks-l4-mps/device-plugin-config.yaml:26:12: error kubeconform ConfigMap gengpu-device-plugin-config "
         "at /immutable: got string, want null or boolean",
-        "overlays/eks-l4-mps/gpu-operator.yaml:12:3: error kubeconform Application eks-l4-mps-gpu-operator at "
+        "overlays/eks-l4-mps/gpu-operator.yaml:14:3: error kubeconform Application eks-l4-mps-gpu-operator at "
         "/spec/projekt: unknown field 'projekt'",
     ]
 

@@ -1,0 +1,77 @@
+"""The CLI surface: version, schema, start-up cost, help text."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+
+from gengpu import __version__
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_version(run):
+    result = run("--version")
+    assert result.output == f"gengpu, version {__version__}\n"
+
+
+def test_schema_is_the_committed_file_and_valid_2020_12(run):
+    result = run("schema")
+    assert result.exit_code == 0
+    assert result.output == (REPO / "schemas" / "profile.schema.json").read_text()
+    schema = json.loads(result.output)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(schema)
+
+
+@pytest.mark.parametrize("profile", sorted((REPO / "profiles").glob("*.yaml")), ids=lambda p: p.stem)
+def test_example_profiles_match_the_printed_schema_and_carry_the_modeline(profile):
+    schema = json.loads((REPO / "schemas" / "profile.schema.json").read_text())
+    text = profile.read_text()
+    assert text.startswith("# yaml-language-server: $schema=../schemas/profile.schema.json\n")
+    assert list(Draft202012Validator(schema).iter_errors(yaml.safe_load(text))) == []
+
+
+def test_start_up_imports_no_heavy_module():
+    code = ("import sys; from gengpu.cli import main; "
+            "print(sorted(m for m in ('jsonschema', 'ruamel.yaml', 'yaml', 'referencing') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "[]\n"
+
+
+def _schema_fields(node, prefix, defs, out):
+    if "$ref" in node:
+        node = defs[node["$ref"].split("/")[-1]]
+    for key, sub in node.get("properties", {}).items():
+        path = f"{prefix}.{key}" if prefix else key
+        out.add(path)
+        if "items" in sub:
+            item = sub["items"]
+            _schema_fields(item, path + "[]", defs, out)
+        _schema_fields(sub, path, defs, out)
+    return out
+
+
+def test_readme_documents_every_profile_field():
+    schema = json.loads((REPO / "schemas" / "profile.schema.json").read_text())
+    fields = _schema_fields(schema, "", schema["$defs"], set())
+    readme = (REPO / "README.md").read_text()
+    documented = set()
+    for first, rest in re.findall(r"^\| `([^`]+)`((?: / `[^`]+`)*)", readme, flags=re.M):
+        documented.add(first)
+        base = first.rsplit(".", 1)[0]
+        documented.update(f"{base}{suffix}" for suffix in re.findall(r"`(\.[^`]+)`", rest))
+    missing = sorted(f for f in fields if f not in documented and not any(
+        d.startswith(f + ".") or d.startswith(f + "[]") for d in documented))
+    assert missing == []
+
+
+def test_help_lists_every_command(run):
+    out = run("--help").output
+    for command in ("build", "validate", "schema"):
+        assert re.search(rf"^  {command}\s", out, flags=re.M), command

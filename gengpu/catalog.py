@@ -47,3 +47,66 @@ def gpu(name: str) -> dict | None:
 
 def version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in str(version).lstrip("v").split(".") if part.isdigit())
+
+
+def clouds() -> dict:
+    return _load("clouds.yaml")
+
+
+def software() -> dict:
+    return _load("software.yaml")
+
+
+def instance_type(platform: str, name: str) -> dict | None:
+    """GPU model, GPU count and flags of an instance type, VM size or machine type; None if unknown.
+
+    EKS pools may name a whole family (g5) or one size (g5.xlarge): a family
+    gives {'gpu', 'family': True, 'counts': [...]}.
+    """
+    import re
+
+    table = clouds()
+    if platform == "eks":
+        families = table["eks"]["families"]
+        family, _, size = name.partition(".")
+        spec = families.get(family)
+        if spec is None:
+            return None
+        if not size:
+            return {"gpu": spec["gpu"], "family": True, "counts": sorted(set(spec["sizes"].values())),
+                    "arch": spec["arch"]}
+        if size not in spec["sizes"]:
+            return None
+        return {"gpu": spec["gpu"], "gpus": spec["sizes"][size], "arch": spec["arch"]}
+    if platform in ("gke", "gke-autopilot"):
+        gke = table["gke"]
+        if name in gke["machineTypes"]:
+            return dict(gke["machineTypes"][name])
+        if re.match(gke["attachable"]["pattern"], name):
+            return {"attachable": gke["attachable"]["gpus"], "counts": gke["attachable"]["counts"]}
+        return None
+    if platform == "aks":
+        return dict(table["aks"]["vmSizes"][name]) if name in table["aks"]["vmSizes"] else None
+    return None
+
+
+def platform_gpus(platform: str) -> set[str]:
+    """GPU models a platform offers on some instance type."""
+    table = clouds()
+    if platform == "eks":
+        return {f["gpu"] for f in table["eks"]["families"].values()}
+    if platform == "gke":
+        return {m["gpu"] for m in table["gke"]["machineTypes"].values()} | set(table["gke"]["attachable"]["gpus"])
+    if platform == "gke-autopilot":
+        allowed = table["gke"]["autopilot"]["allowedCounts"]
+        return {g for g, acc in table["gke"]["accelerators"].items() if acc in allowed} | {"H100-80GB"}
+    if platform == "aks":
+        return {v["gpu"] for v in table["aks"]["vmSizes"].values()}
+    return set()
+
+
+def gke_accelerator(gpu_id: str, machine_type: str | None = None) -> str | None:
+    gke = clouds()["gke"]
+    if machine_type and gke["machineTypes"].get(machine_type, {}).get("accelerator"):
+        return gke["machineTypes"][machine_type]["accelerator"]
+    return gke["accelerators"].get(gpu_id)

@@ -113,3 +113,76 @@ def check_layout(gpu_id: str, layout: dict) -> Verdict:
             f"the instances cannot be placed on {gpu_id}'s {slices['memory']} memory slices without overlap"
             f" (they need {need}, on their allowed start slots)"),))
     return Verdict(gpu_id, True, (), tuple(sorted(placed, key=lambda p: (p.start, p.profile))))
+
+
+def _field(text: str, suffix: str) -> str | None:
+    if text.strip() != text:
+        return f"leading or trailing spaces on '%d{suffix}'"
+    if not text.endswith(suffix):
+        return f"missing '{suffix}' from '%d{suffix}'"
+    number = text[: -len(suffix)]
+    if not re.fullmatch(r"[+-]?[0-9]+", number):
+        return f"malformed number in '%d{suffix}'"
+    return None
+
+
+def profile_name_problem(profile: str) -> str | None:
+    """Why go-nvlib's parseMigProfile (used by mig-parted) would refuse a profile name, or None."""
+    if profile == "":
+        return "profile is the empty string"
+    plus = profile.split("+", 1)
+    minus = profile.split("-", 1)
+    if len(plus) == 2 and len(minus) == 2:
+        return f"profile '{profile}' contains both '+/-' attributes"
+    parts = plus if len(plus) == 2 else minus
+    fields = parts[0].split(".", 2)
+    if len(fields) == 3:
+        suffixes = ("c", "g", "gb")
+    elif len(fields) == 2:
+        suffixes = ("g", "gb")
+    else:
+        return f"cannot parse fields of '{profile}': parsed wrong number of fields, expected 2 or 3"
+    for text, suffix in zip(fields, suffixes):
+        if why := _field(text, suffix):
+            return f"cannot parse fields of '{profile}': {why}"
+    if len(parts) == 1:
+        return None
+    seen = set()
+    for attr in parts[1].split(","):
+        why = None
+        if attr in seen:
+            why = "non unique attribute in list"
+        elif attr == "":
+            why = "empty attribute in list"
+        elif attr.strip() != attr:
+            why = "leading or trailing spaces in attribute"
+        elif attr[0].isdigit():
+            why = "attribute begins with a number"
+        elif attr[0] == "." or attr[-1] == ".":
+            why = "attribute begins/ends with a dot"
+        elif not re.fullmatch(r"[A-Za-z0-9.]+", attr):
+            why = "non alpha-numeric character or digit in attribute"
+        if why:
+            return f"cannot parse attributes of '{profile}': {why}"
+        seen.add(attr)
+    return None
+
+
+def gpus_for_device_filter(device_filter) -> tuple[list[str], list[str]]:
+    """GPU ids matching a mig-parted device-filter ("0x20B010DE" or a list), and the ids gengpu does not know."""
+    filters = [device_filter] if isinstance(device_filter, str) else list(device_filter or [])
+    known, unknown = [], []
+    for raw in filters:
+        device = str(raw).split(":")[0].upper()
+        device = "0X" + device[2:] if device.startswith("0X") else device
+        pci = device[:6].replace("0X", "0x")
+        match = [g for g, spec in catalog.gpus().items() if pci in spec.get("pciDeviceIds", [])]
+        if match and device.endswith("10DE"):
+            known += [g for g in match if g not in known]
+        else:
+            unknown.append(str(raw))
+    return known, unknown
+
+
+def mig_gpus() -> list[str]:
+    return [g for g, spec in catalog.gpus().items() if spec.get("mig")]

@@ -53,6 +53,7 @@ class NodePool:
     labels: dict
     limits: dict
     sharing: Sharing
+    cuda_version: str | None = None
 
     @property
     def gpu_ids(self) -> tuple[str | None, ...]:
@@ -88,6 +89,14 @@ class ArgoCD:
 
 
 @dataclass(frozen=True)
+class Suppression:
+    index: int
+    rule: str
+    reason: str
+    pools: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     description: str
@@ -100,10 +109,20 @@ class Profile:
     monitoring: str
     argocd: ArgoCD
     source: str = field(default="", compare=False)  # profile path as shown in headers
+    suppressions: tuple[Suppression, ...] = ()
 
     @property
     def overlay_path(self) -> str:
         return f"{self.argocd.overlays_dir}/{self.name}"
+
+    def driver_version(self) -> str | None:
+        """The nodes' driver version when known: declared, or the operator chart's default it installs."""
+        if self.operator.driver_version:
+            return self.operator.driver_version
+        if self.operator.enabled and self.owns("driver"):
+            release = catalog.operator()["releases"].get(self.operator.version)
+            return release["driver"] if release else None
+        return None
 
     def owns(self, component: str) -> bool:
         """True when the GPU Operator installs the driver or the toolkit."""
@@ -138,6 +157,7 @@ def _pool(index: int, data: dict) -> NodePool:
         labels=dict(data.get("labels", {})),
         limits=dict(data.get("limits", {})),
         sharing=_sharing(data.get("sharing")),
+        cuda_version=data.get("cudaVersion"),
     )
 
 
@@ -173,4 +193,7 @@ def build_profile(data: dict, source: str) -> Profile:
             cluster_name=dest.get("name"),
         ),
         source=source,
+        suppressions=tuple(
+            Suppression(i, s["rule"], s.get("reason", "").strip(), tuple(s.get("pools", [])))
+            for i, s in enumerate(spec.get("suppress", []))),
     )

@@ -10,8 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gengpu.checking.profile import check_profile, is_profile
-from gengpu.compiling import compile_overlay
-from gengpu.compiling.yamltext import is_generated
+from gengpu.checking.rules import RULES
+from gengpu.checking.run import check_overlay_rules, check_subject
+from gengpu.checking.subjects import classify
+from gengpu.cluster import Cluster
+from gengpu.compiling import compile_overlay, operator_app
+from gengpu.compiling.yamltext import HEADER_MARK, is_generated
 from gengpu.findings import Finding, UsageError, sort_findings
 from gengpu.loading import load_file
 from gengpu.model import Profile
@@ -118,23 +122,114 @@ def build(paths: list[str], out_dir: Path, check: bool) -> BuildResult:
     return BuildResult(sort_findings(findings), plans, blocked or bool(errors))
 
 
-def validate(paths: list[str], kubernetes_version: str | None = None) -> list[Finding]:
-    """Check profiles and render-check overlays; with no paths, profiles/ and overlays/*."""
+def _overlay_profile(overlay: Path) -> Path | None:
+    """The profile an overlay was generated from, named in its kustomization header."""
+    k = overlay / "kustomization.yaml"
+    try:
+        first = k.read_text(encoding="utf-8").splitlines()[0]
+    except (OSError, IndexError, UnicodeDecodeError):
+        return None
+    if not first.startswith(HEADER_MARK):
+        return None
+    source = first[len(HEADER_MARK):].rstrip(".")
+    path = overlay.parent.parent / source
+    return path if path.is_file() else None
+
+
+def _context(profile_path: Path | None):
+    """The cluster a workload is checked against, from a profile that passes its own checks."""
+    if profile_path is None:
+        return None
+    docs, errors = load_file(profile_path, display(profile_path))
+    if errors or len(docs) != 1 or not is_profile(docs[0]):
+        return None
+    profile, _ = check_profile(docs[0], display(profile_path))
+    return Cluster.of(profile) if profile else None
+
+
+def check_documents(docs, ctx) -> tuple[list[Finding], bool]:
+    """Rules over every document of one file or overlay; True when anything was recognised."""
+    findings, subjects = [], []
+    for doc in docs:
+        found, errors = classify(doc)
+        findings += errors
+        subjects += found
+    for subject in subjects:
+        findings += check_subject(subject, ctx)
+    findings += check_overlay_rules(subjects, docs, ctx)
+    return findings, bool(subjects)
+
+
+def _check_file(path: Path, ctx) -> list[Finding]:
+    shown = display(path)
+    docs, findings = load_file(path, shown)
+    if findings:
+        return findings
+    if any(is_profile(d) for d in docs):
+        return load_profiles([path], Path(DEFAULT_OVERLAYS)).findings
+    more, recognised = check_documents(docs, ctx)
+    if not recognised and not more:
+        rule = RULES["not-recognized"]
+        more.append(Finding(shown, 0, 0, rule.severity, rule.id,
+                            "no profile, device-plugin or mig-parted config, ClusterPolicy or GPU workload found",
+                            rule.fix))
+    return findings + more
+
+
+def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx) -> list[Finding]:
+    shown = display(overlay)
+    findings = render.check_overlay(overlay, shown, kubernetes_version)
+    ctx = ctx or _context(_overlay_profile(overlay))
+    docs = []
+    for path in sorted(overlay.rglob("*.y*ml")):
+        if path.name.startswith("kustomization") or path.name == operator_app.VALUES_FILE:
+            continue
+        loaded, errors = load_file(path, display(path))
+        findings += errors
+        docs += loaded
+    return findings + check_documents(docs, ctx)[0]
+
+
+def validate(paths: list[str], kubernetes_version: str | None = None, profile: str | None = None) -> list[Finding]:
+    """Check profiles, GPU configs, ClusterPolicies, workloads and overlays; with no paths, profiles/ and overlays/*.
+
+    profile gives the cluster context (pools, resources, taints) for workloads outside a generated overlay.
+    """
+    ctx = None
+    if profile:
+        if not Path(profile).is_file():
+            raise UsageError(f"--profile {profile}: no such file")
+        ctx = _context(Path(profile))
+        if ctx is None:
+            raise UsageError(f"--profile {profile} has errors; run `gengpu validate {profile}` first")
     targets = [Path(p) for p in paths]
     if not targets:
         targets = [*profile_files([]), *sorted(p for p in Path(DEFAULT_OVERLAYS).glob("*") if render.is_overlay(p))]
     findings: list[Finding] = []
-    profile_paths = []
+    files: list[Path] = []
     for target in targets:
         if not target.exists():
             raise UsageError(f"{display(target)}: no such file or folder")
         if target.is_dir():
             if render.is_overlay(target):
-                findings += render.check_overlay(target, display(target), kubernetes_version)
+                findings += _check_overlay(target, kubernetes_version, ctx)
             else:
-                profile_paths += sorted([*target.glob("*.yaml"), *target.glob("*.yml")])
+                files += sorted([*target.glob("*.yaml"), *target.glob("*.yml")])
         else:
-            profile_paths.append(target)
-    if profile_paths:
-        findings += load_profiles(profile_paths, Path(DEFAULT_OVERLAYS)).findings
+            files.append(target)
+    profiles = [f for f in files if _looks_like_profile(f)]
+    if profiles:
+        findings += load_profiles(profiles, Path(DEFAULT_OVERLAYS)).findings
+    for path in files:
+        if path not in profiles:
+            findings += _check_file(path, ctx)
     return sort_findings(findings)
+
+
+def _looks_like_profile(path: Path) -> bool:
+    """Profiles are checked together (duplicate names); anything else file by file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return "GPUProfile" in text or "gengpu.dev/" in text or not text.strip()

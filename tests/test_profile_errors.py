@@ -62,13 +62,13 @@ CASES = [
       "10:3: error profile-schema unknown field 'spec.nodePoolz'"]),
     ("syntax-error", ("      instanceTypes: [p4d.24xlarge]", "      instanceTypes: [p4d.24xlarge"),
      ["14:14: error yaml-syntax invalid YAML: while parsing a flow sequence: expected ',' or ']', but got ':'"]),
-    ("not-a-mapping", None,
+    ("two-documents", None,
      ["1:1: error profile-schema a profile file holds exactly one document of kind GPUProfile"]),
 ]
 
 
 def write(tmp_path, case, change):
-    text = BASE if change else "- just\n- a list\n"
+    text = BASE if change else BASE + "---\n" + BASE
     if change:
         old, new = change
         assert old in text, old
@@ -102,7 +102,7 @@ def test_fix_hints_are_specific(tmp_path, run):
     result = run("validate", "typo.yaml", "unquoted.yaml", "--output", "json", cwd=tmp_path)
     report = json.loads(result.output)
     fixes = {f["file"]: f["fix"] for f in report["findings"]}
-    assert fixes["typo.yaml"].startswith("remove it or fix its spelling; allowed here: capacityTypes, gpu, gpusPerNode")
+    assert fixes["typo.yaml"].startswith("remove it or fix its spelling; allowed here: capacityTypes, cudaVersion, gpu, gpusPerNode")
     assert fixes["unquoted.yaml"] == 'quote the value: "1.33"'
     assert report["summary"] == {"error": 2, "warning": 0, "info": 0}
 

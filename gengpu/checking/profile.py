@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gengpu.checking.rules import RULES
+from gengpu.checking.run import check_profile_rules
 from gengpu.checking.schema import check_schema
 from gengpu.findings import Finding
 from gengpu.loading import Document
@@ -11,15 +11,6 @@ from gengpu.model import Profile, build_profile
 
 def is_profile(doc: Document) -> bool:
     return isinstance(doc.data, dict) and doc.data.get("kind") == "GPUProfile"
-
-
-def run_rules(profile: Profile, doc: Document) -> list[Finding]:
-    findings = []
-    for rule in RULES.values():
-        for hit in rule.check(profile):
-            line, col = doc.position(hit.path, key=hit.key)
-            findings.append(Finding(doc.file, line, col, rule.severity, rule.id, hit.message, rule.fix))
-    return findings
 
 
 def check_profile(doc: Document, source: str) -> tuple[Profile | None, list[Finding]]:
@@ -32,4 +23,4 @@ def check_profile(doc: Document, source: str) -> tuple[Profile | None, list[Find
     if findings:
         return None, findings
     profile = build_profile(doc.data, source)
-    return profile, run_rules(profile, doc)
+    return profile, check_profile_rules(profile, doc)

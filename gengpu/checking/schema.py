@@ -1,4 +1,4 @@
-"""Validate a profile against schemas/profile.schema.json, with findings at exact lines."""
+"""Validate a document against a JSON Schema, with findings at exact lines and a fix for each."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def _message(error, path) -> str:
 
 
 def _walk(errors):
-    """Flatten if/then and allOf wrappers so each leaf error stands on its own."""
+    """Flatten allOf/anyOf wrappers, and oneOf ones whose branches all fail the same way, so each error stands alone."""
     for error in errors:
         if error.validator in ("allOf", "anyOf") and error.context:
             yield from _walk(error.context)
@@ -80,32 +80,41 @@ def _at(data, path):
     return data
 
 
-def check_schema(doc: Document) -> list[Finding]:
-    from jsonschema import Draft202012Validator
+def _validator(schema: dict):
+    import jsonschema
 
-    validator = Draft202012Validator(profile_schema())
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft4Validator)
+    return cls(schema)
+
+
+def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, unknown_rule: str | None = None,
+                 data=None, suppressed=frozenset()) -> list[Finding]:
+    """Findings for every schema error; unknown keys get unknown_rule (default: rule) at the key's own line."""
+    validator = _validator(schema if schema is not None else profile_schema())
+    data = doc.data if data is None else data
     findings = []
-    for error in _walk(validator.iter_errors(doc.data)):
+    for error in _walk(validator.iter_errors(data)):
         path = tuple(error.absolute_path)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             allowed = set(error.schema.get("properties", {}))
             for extra in sorted(k for k in error.instance if k not in allowed):
                 kpath = path + (extra,)
                 line, col = doc.position(kpath, key=True)
-                findings.append(Finding(doc.file, line, col, "error", RULE, _message(error, kpath), _fix_for(error)))
+                findings.append(Finding(doc.file, line, col, "error", unknown_rule or rule,
+                                        _message(error, kpath), _fix_for(error)))
             continue
         if error.schema is False:
             # jsonschema leaves the property out of a false-schema error's path: find it by its value.
-            parent = _at(doc.data, path)
+            parent = _at(data, path)
             if isinstance(parent, dict) and error.instance is not parent:
                 keys = [k for k, v in parent.items() if v is error.instance] or \
                     [k for k, v in parent.items() if v == error.instance]
                 if keys:
                     path = path + (keys[0],)
             line, col = doc.position(path, key=True)
-            findings.append(Finding(doc.file, line, col, "error", RULE,
+            findings.append(Finding(doc.file, line, col, "error", rule,
                                     f"'{_dotted(path)}' is not allowed with this sharing mode", "remove it"))
             continue
         line, col = doc.position(path, key=error.validator == "required")
-        findings.append(Finding(doc.file, line, col, "error", RULE, _message(error, path), _fix_for(error)))
-    return findings
+        findings.append(Finding(doc.file, line, col, "error", rule, _message(error, path), _fix_for(error)))
+    return [f for f in findings if f.rule not in suppressed]

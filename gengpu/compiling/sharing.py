@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gengpu import mig
+from gengpu.cluster import mig_layout, mig_strategy
 from gengpu.model import NodePool, Profile
 
 DEVICE_PLUGIN_CONFIGMAP = "gengpu-device-plugin-config"
@@ -10,21 +10,14 @@ MIG_PARTED_CONFIGMAP = "gengpu-mig-parted-config"
 DEFAULT_KEY = "default"
 
 
-def cluster_mig_strategy(profile: Profile) -> str:
-    """One MIG strategy per cluster (the operator sets it for every node)."""
-    for pool in profile.node_pools:
-        if pool.sharing.mode == "mig" and pool.sharing.mig:
-            return pool.sharing.mig.strategy
-    return "none"
+cluster_mig_strategy = mig_strategy
 
 
 def mig_pools(profile: Profile) -> list[NodePool]:
     return [p for p in profile.node_pools if p.sharing.mode == "mig"]
 
 
-def pool_layout(pool: NodePool) -> dict:
-    m = pool.sharing.mig
-    return dict(m.layout) if m.layout else mig.preset_layout(pool.gpu_id, m.preset)
+pool_layout = mig_layout
 
 
 def device_plugin_config(profile: Profile, pool: NodePool | None) -> dict:

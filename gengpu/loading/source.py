@@ -21,6 +21,7 @@ class Document:
     index: int = 0  # position in a multi-document stream
     values: dict = field(default_factory=dict, repr=False)  # path -> (line, col), 1-based
     keys: dict = field(default_factory=dict, repr=False)  # path -> (line, col) of the key itself
+    lines: list = field(default_factory=list, repr=False)  # the file's text, for embedded documents
 
     def position(self, path, *, key: bool = False) -> tuple[int, int]:
         """Line and column of the value at path (or of its key), falling back to the nearest parent."""
@@ -113,9 +114,10 @@ def load_documents(text: str, file: str) -> tuple[list[Document], list[Finding]]
     from ruamel.yaml.error import YAMLError
 
     docs: list[Document] = []
+    lines = text.splitlines()
     try:
         for i, node in enumerate(_yaml().load_all(text)):
-            doc = Document(file=file, data=None, index=i)
+            doc = Document(file=file, data=None, index=i, lines=lines)
             doc.data = _plain(node, (), doc)
             if node is not None and hasattr(node, "lc"):
                 doc.values[()] = (node.lc.line + 1, node.lc.col + 1)
@@ -136,3 +138,29 @@ def load_file(path: Path, display: str | None = None) -> tuple[list[Document], l
         return [], [Finding(display, 0, 0, "error", "file-unreadable", f"cannot read file: {exc.strerror}",
                             "check the path and its permissions")]
     return load_documents(text, display)
+
+
+def load_embedded(doc: Document, path: tuple) -> tuple[list[Document], list[Finding]]:
+    """Parse a YAML document held in a string field (a ConfigMap data key), keeping file positions.
+
+    For a block scalar (`key: |`) the text starts on the line after the key, at
+    the indentation of its first line; positions inside it are shifted there.
+    """
+    text = doc.data
+    for part in path:
+        text = text[part]
+    key_line, _ = doc.position(path, key=True)
+    first = key_line  # 0-based index of the line after the key
+    indent = 0
+    if first < len(doc.lines):
+        content = doc.lines[first]
+        indent = len(content) - len(content.lstrip(" "))
+    inner, findings = load_documents(text, doc.file)
+    shift = lambda pos: (pos[0] + key_line, pos[1] + indent)  # noqa: E731
+    for d in inner:
+        d.values = {k: shift(v) for k, v in d.values.items()}
+        d.keys = {k: shift(v) for k, v in d.keys.items()}
+        d.lines = doc.lines
+    findings = [Finding(f.file, f.line + key_line, f.column + indent, f.severity, f.rule, f.message, f.fix)
+                for f in findings]
+    return inner, findings

@@ -1,34 +1,26 @@
-"""The rule catalogue: one module per rule, listed here in a fixed order."""
+"""The rule catalogue: one module per rule in this package, each with a RULE.
 
-from gengpu.checking.rules import (
-    driver_already_preinstalled,
-    duplicate_pool_name,
-    mig_layout_invalid,
-    mig_requires_capable_gpu,
-    mig_single_not_uniform,
-    mig_strategy_conflict,
-    mps_operator_too_old,
-    mps_replicas_over_limit,
-    mps_with_mixed_strategy,
-    operator_unsupported_platform,
-    unknown_gpu_model,
-)
+Modules starting with "_" are helpers shared by several rules.
+"""
+
+import importlib
+import pkgutil
+
 from gengpu.checking.rules.base import Hit, Rule
 
-_MODULES = (
-    unknown_gpu_model,
-    duplicate_pool_name,
-    operator_unsupported_platform,
-    driver_already_preinstalled,
-    mig_requires_capable_gpu,
-    mig_layout_invalid,
-    mig_single_not_uniform,
-    mig_strategy_conflict,
-    mps_with_mixed_strategy,
-    mps_replicas_over_limit,
-    mps_operator_too_old,
-)
 
-RULES: dict[str, Rule] = {m.RULE.id: m.RULE for m in _MODULES}
+def _discover() -> dict[str, Rule]:
+    rules = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name == "base":
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for rule in getattr(module, "RULES", None) or [module.RULE]:
+            assert rule.id not in rules, rule.id
+            rules[rule.id] = rule
+    return dict(sorted(rules.items()))
+
+
+RULES: dict[str, Rule] = _discover()
 
 __all__ = ["RULES", "Hit", "Rule"]

@@ -13,6 +13,18 @@ class Hit:
     path: tuple
     message: str
     key: bool = False  # point at the key rather than the value
+    doc: object = None  # overlay rules: the Document the path belongs to
+
+
+from gengpu.checking.targets import (  # noqa: F401  (re-exported for the rule modules)
+    CLUSTER_POLICY,
+    DEVICE_PLUGIN_CONFIG,
+    MIG_PARTED_CONFIG,
+    OVERLAY,
+    PROFILE,
+    TARGETS,
+    WORKLOAD,
+)
 
 
 @dataclass(frozen=True)
@@ -24,6 +36,7 @@ class Rule:
     explanation: str
     source: str
     check: Callable[..., Iterable[Hit]] | None = None
+    applies_to: str = PROFILE
 
 
 def pool_path(pool, *rest) -> tuple:

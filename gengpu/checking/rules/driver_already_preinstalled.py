@@ -2,7 +2,7 @@ from gengpu import catalog
 from gengpu.checking.rules.base import Hit, Rule
 
 
-def check(profile):
+def check(profile, ctx=None):
     if not profile.operator.enabled:
         return
     platform = catalog.platforms()[profile.platform]

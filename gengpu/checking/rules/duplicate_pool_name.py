@@ -1,7 +1,7 @@
 from gengpu.checking.rules.base import Hit, Rule, pool_path
 
 
-def check(profile):
+def check(profile, ctx=None):
     seen = {}
     for pool in profile.node_pools:
         if pool.name in seen:

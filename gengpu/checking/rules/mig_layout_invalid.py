@@ -2,7 +2,7 @@ from gengpu import catalog, mig
 from gengpu.checking.rules.base import Hit, Rule, pool_path
 
 
-def check(profile):
+def check(profile, ctx=None):
     for pool in profile.node_pools:
         m = pool.sharing.mig
         if pool.sharing.mode != "mig" or m is None or not pool.gpu_id or not catalog.gpus()[pool.gpu_id].get("mig"):

@@ -1,7 +1,7 @@
 from gengpu.checking.rules.base import Hit, Rule, pool_path
 
 
-def check(profile):
+def check(profile, ctx=None):
     strategies = {}
     for pool in profile.node_pools:
         if pool.sharing.mode == "mig" and pool.sharing.mig:

@@ -2,7 +2,7 @@ from gengpu import catalog
 from gengpu.checking.rules.base import Hit, Rule, pool_path
 
 
-def check(profile):
+def check(profile, ctx=None):
     minimum = catalog.operator()["minFor"]["mps"]
     if not profile.operator.enabled:
         return

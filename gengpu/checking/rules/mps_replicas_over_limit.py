@@ -2,7 +2,7 @@ from gengpu import catalog
 from gengpu.checking.rules.base import Hit, Rule, pool_path
 
 
-def check(profile):
+def check(profile, ctx=None):
     for pool in profile.node_pools:
         if pool.sharing.mode != "mps" or pool.sharing.replicas is None:
             continue

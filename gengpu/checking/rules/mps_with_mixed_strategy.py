@@ -1,7 +1,7 @@
 from gengpu.checking.rules.base import Hit, Rule, pool_path
 
 
-def check(profile):
+def check(profile, ctx=None):
     mixed = [p for p in profile.node_pools if p.sharing.mode == "mig" and p.sharing.mig and p.sharing.mig.strategy == "mixed"]
     if not mixed or not profile.operator.enabled:
         return

@@ -2,7 +2,7 @@ from gengpu import catalog
 from gengpu.checking.rules.base import Hit, Rule
 
 
-def check(profile):
+def check(profile, ctx=None):
     if profile.operator.enabled and not catalog.platforms()[profile.platform]["operatorSupported"]:
         yield Hit(("spec", "operator", "enabled"),
                   f"spec.operator.enabled is true, but {profile.platform} does not allow the GPU Operator")

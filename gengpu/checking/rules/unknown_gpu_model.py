@@ -2,7 +2,7 @@ from gengpu import catalog
 from gengpu.checking.rules.base import Hit, Rule, pool_path
 
 
-def check(profile):
+def check(profile, ctx=None):
     known = ", ".join(catalog.gpus())
     for pool in profile.node_pools:
         for i, (written, gpu_id) in enumerate(zip(pool.gpus, pool.gpu_ids)):

@@ -1,0 +1,53 @@
+"""Walk the containers of a workload and read their GPU resources."""
+
+import re
+
+from gengpu.checking.subjects import pod_spec
+
+_WHOLE = re.compile(r"^[0-9]+$")
+
+
+def containers(obj):
+    """(path to the container, container) for init and regular containers."""
+    path, spec = pod_spec(obj)
+    if spec is None:
+        return
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(spec.get(group) or []):
+            if isinstance(c, dict):
+                yield path + (group, i), c
+
+
+def gpu_resources(container, section):
+    res = (container.get("resources") or {}).get(section) or {}
+    return {k: v for k, v in res.items() if str(k).startswith("nvidia.com/")} if isinstance(res, dict) else {}
+
+
+def whole(quantity) -> int | None:
+    """The quantity as a whole number, or None when it is not one."""
+    if isinstance(quantity, bool):
+        return None
+    if isinstance(quantity, int):
+        return quantity
+    if isinstance(quantity, str) and _WHOLE.match(quantity):
+        return int(quantity)
+    return None
+
+
+def tolerates(tolerations, taint) -> bool:
+    for t in tolerations or []:
+        if not isinstance(t, dict):
+            continue
+        if t.get("effect") and t["effect"] != taint.effect:
+            continue
+        op = t.get("operator", "Equal")
+        if op == "Exists" and (not t.get("key") or t["key"] == taint.key):
+            return True
+        if op == "Equal" and t.get("key") == taint.key and str(t.get("value", "")) == str(taint.value or ""):
+            return True
+    return False
+
+
+def pod_tolerations(obj):
+    _, spec = pod_spec(obj)
+    return (spec or {}).get("tolerations") or []

@@ -1,0 +1,24 @@
+from gengpu import catalog
+from gengpu.checking.rules.base import Hit, Rule, pool_path
+
+
+def check(profile, ctx=None):
+    offered = catalog.platform_gpus(profile.platform)
+    for pool in profile.node_pools:
+        for i, gpu_id in enumerate(pool.gpu_ids):
+            if gpu_id and gpu_id not in offered:
+                path = pool_path(pool, "gpu", i) if len(pool.gpus) > 1 else pool_path(pool, "gpu")
+                yield Hit(path, f"nodePools[{pool.index}].gpu {gpu_id} is not offered on {profile.platform} "
+                                f"(it offers {', '.join(sorted(offered))})")
+
+
+RULE = Rule(
+    id="gpu-not-offered-on-platform",
+    severity="error",
+    summary="The platform has no instance type with this GPU.",
+    fix="Pick a GPU the platform offers (`gengpu catalog clouds`), or move the pool to a platform that has it.",
+    explanation="Each cloud sells a different set of NVIDIA GPUs: A10G only on AWS, L40S on AWS, A10 on Azure, "
+    "P100 on GKE. A pool for a GPU the platform does not sell never gets a node.",
+    source="gengpu/data/clouds.yaml (Karpenter instance-type reference, GKE GPU machine types, Azure GPU VM sizes)",
+    check=check,
+)

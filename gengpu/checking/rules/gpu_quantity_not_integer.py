@@ -1,0 +1,25 @@
+from gengpu.checking.rules._pods import containers, gpu_resources, whole
+from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
+
+
+def check(subject, ctx=None):
+    for path, c in containers(subject.data):
+        for section in ("limits", "requests"):
+            for name, value in gpu_resources(c, section).items():
+                if whole(value) is None:
+                    yield Hit(path + ("resources", section, name),
+                              f"{subject.label}: container {c.get('name', '?')} asks for {value!r} {name}; GPUs "
+                              "come in whole numbers")
+
+
+RULE = Rule(
+    id="gpu-quantity-not-integer",
+    severity="error",
+    summary="A fractional GPU quantity.",
+    fix="Ask for a whole number; share a GPU with time-slicing, MPS or MIG instead of fractions.",
+    explanation="Extended resources are integers: 0.5 or 500m of nvidia.com/gpu is rejected. Fractions of a GPU "
+    "come from sharing (a replica is one whole nvidia.com/gpu) or MIG instances.",
+    source="Kubernetes docs 'Resource Management for Pods and Containers' (extended resources)",
+    check=check,
+    applies_to=WORKLOAD,
+)

@@ -1,0 +1,33 @@
+import re
+
+from gengpu import mig
+from gengpu.checking.rules._pods import containers, gpu_resources
+from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
+
+_KNOWN = re.compile(r"^nvidia\.com/(gpu|gpu\.shared|mig-(?P<profile>.+))$")
+
+
+def check(subject, ctx=None):
+    for path, c in containers(subject.data):
+        for section in ("limits", "requests"):
+            for name in gpu_resources(c, section):
+                m = _KNOWN.match(name)
+                bad = m is None or (m.group("profile") and mig.profile_name_problem(
+                    re.sub(r"\.(me|gfx|me\.all)$", r"+\1", m.group("profile"))))
+                if bad:
+                    yield Hit(path + ("resources", section, name),
+                              f"{subject.label}: container {c.get('name', '?')} asks for {name}, which no NVIDIA "
+                              "device plugin advertises", key=True)
+
+
+RULE = Rule(
+    id="gpu-resource-name-unknown",
+    severity="error",
+    summary="A GPU resource name no NVIDIA device plugin advertises.",
+    fix="Ask for nvidia.com/gpu, nvidia.com/gpu.shared (renameByDefault) or nvidia.com/mig-<profile> (mixed MIG).",
+    explanation="A misspelt resource (nvidia.com/gpus, nvidia.com/GPU, nvidia.com/mig-1g5gb) matches no node, so "
+    "the pod stays Pending with 'Insufficient' and no node ever fits it.",
+    source="NVIDIA/k8s-device-plugin resource naming (nvidia.com/gpu, .shared, mig-<profile>)",
+    check=check,
+    applies_to=WORKLOAD,
+)

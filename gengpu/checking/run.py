@@ -1,0 +1,92 @@
+"""Run schemas and rules over what the loader found, honouring suppressions."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+from gengpu.checking.rules import RULES
+from gengpu.checking.schema import check_schema
+from gengpu.checking.subjects import SUPPRESS_PREFIX, Subject
+from gengpu.checking.targets import CLUSTER_POLICY, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, OVERLAY, PROFILE
+from gengpu.findings import Finding
+from gengpu.schemas_dir import schemas_path
+
+# kind -> (schema file under schemas/, rule for schema errors, rule for unknown keys)
+SCHEMAS = {
+    DEVICE_PLUGIN_CONFIG: ("device-plugin-config.schema.json", "device-plugin-config-schema",
+                           "device-plugin-unknown-field"),
+    MIG_PARTED_CONFIG: ("mig-parted-config.schema.json", "mig-parted-config-schema", "mig-parted-unknown-field"),
+    CLUSTER_POLICY: ("crds/clusterpolicy-nvidia-v1.json", "clusterpolicy-schema", "clusterpolicy-schema"),
+}
+
+
+@functools.cache
+def _schema(name: str) -> dict:
+    return json.loads((schemas_path() / name).read_text(encoding="utf-8"))
+
+
+def rules_for(target: str):
+    return [r for r in RULES.values() if r.applies_to == target and r.check is not None]
+
+
+def _finding(doc, rule, hit) -> Finding:
+    line, col = doc.position(hit.path, key=hit.key)
+    return Finding(doc.file, line, col, rule.severity, rule.id, hit.message, rule.fix)
+
+
+def _annotation_findings(subject: Subject) -> list[Finding]:
+    """Suppression annotations must name a rule and give a reason."""
+    out = []
+    for rule_id, reason in subject.suppressed.items():
+        path = ("metadata", "annotations", SUPPRESS_PREFIX + rule_id)
+        line, col = subject.doc.position(path, key=True) if not subject.in_configmap else (1, 1)
+        if rule_id not in RULES:
+            r = RULES["suppression-unknown-rule"]
+            out.append(Finding(subject.doc.file, line, col, r.severity, r.id,
+                               f"{subject.label}: annotation suppresses '{rule_id}', which is not a rule", r.fix))
+        elif not reason.strip():
+            r = RULES["suppression-without-reason"]
+            out.append(Finding(subject.doc.file, line, col, r.severity, r.id,
+                               f"{subject.label}: annotation silences {rule_id} without a reason", r.fix))
+    return out
+
+
+def check_subject(subject: Subject, ctx=None) -> list[Finding]:
+    honoured = {r for r, why in subject.suppressed.items() if why.strip()}
+    findings = []
+    if subject.kind in SCHEMAS:
+        name, rule, unknown = SCHEMAS[subject.kind]
+        findings += check_schema(subject.doc, _schema(name), rule, unknown, data=subject.data, suppressed=honoured)
+    for rule in rules_for(subject.kind):
+        if rule.id in honoured:
+            continue
+        findings += [_finding(subject.doc, rule, hit) for hit in rule.check(subject, ctx)]
+    return findings + _annotation_findings(subject)
+
+
+def check_overlay_rules(subjects, docs, ctx=None) -> list[Finding]:
+    findings = []
+    for rule in rules_for(OVERLAY):
+        for hit in rule.check(subjects, docs, ctx):
+            findings.append(_finding(hit.doc, rule, hit))
+    return findings
+
+
+def _suppressed(profile, rule_id: str, path: tuple) -> bool:
+    pool = None
+    if len(path) > 2 and path[:2] == ("spec", "nodePools") and isinstance(path[2], int):
+        pool = profile.node_pools[path[2]].name
+    for s in profile.suppressions:
+        if s.rule == rule_id and s.reason and (not s.pools or pool in s.pools):
+            return True
+    return False
+
+
+def check_profile_rules(profile, doc) -> list[Finding]:
+    findings = []
+    for rule in rules_for(PROFILE):
+        for hit in rule.check(profile, None):
+            if not _suppressed(profile, rule.id, hit.path):
+                findings.append(_finding(doc, rule, hit))
+    return findings

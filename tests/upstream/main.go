@@ -1,0 +1,68 @@
+// Command harness parses configs with NVIDIA's own parsers and prints one JSON
+// verdict per file, so gengpu's tests can compare their verdicts with upstream's.
+//
+//	harness device-plugin FILE...   k8s-device-plugin api/config/v1 (parse + NewConfig defaults)
+//	harness mig-parted FILE...      mig-parted api/spec/v1 (Spec unmarshal)
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	dpconfig "github.com/NVIDIA/k8s-device-plugin/api/config/v1"
+	migspec "github.com/NVIDIA/mig-parted/api/spec/v1"
+	"sigs.k8s.io/yaml"
+)
+
+type verdict struct {
+	File  string `json:"file"`
+	Valid bool   `json:"valid"`
+	Error string `json:"error,omitempty"`
+}
+
+func parseDevicePlugin(data []byte) error {
+	var config dpconfig.Config
+	if err := yaml.Unmarshal(data, &config); err != nil {
+		return err
+	}
+	if config.Version == "" {
+		config.Version = dpconfig.Version
+	}
+	if config.Version != dpconfig.Version {
+		return fmt.Errorf("unknown version: %v", config.Version)
+	}
+	return nil
+}
+
+func parseMigParted(data []byte) error {
+	var spec migspec.Spec
+	return yaml.Unmarshal(data, &spec)
+}
+
+func main() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: harness device-plugin|mig-parted FILE...")
+		os.Exit(2)
+	}
+	parse := map[string]func([]byte) error{"device-plugin": parseDevicePlugin, "mig-parted": parseMigParted}[os.Args[1]]
+	if parse == nil {
+		fmt.Fprintln(os.Stderr, "unknown parser", os.Args[1])
+		os.Exit(2)
+	}
+	var out []verdict
+	for _, file := range os.Args[2:] {
+		data, err := os.ReadFile(file)
+		if err == nil {
+			err = parse(data)
+		}
+		v := verdict{File: file, Valid: err == nil}
+		if err != nil {
+			v.Error = err.Error()
+		}
+		out = append(out, v)
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", " ")
+	_ = enc.Encode(out)
+}

@@ -95,26 +95,43 @@ def build(profiles, output_dir, check, fmt):
         click.echo(f"{state}: {shown}/{plan.name}/")
 
 
+FORMATS = ["text", "json", "github", "sarif", "junit"]
+
+
+def _default_format() -> str:
+    # In GitHub Actions, findings become annotations on the pull request's lines.
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--output", "fmt", type=click.Choice(FORMATS), default=None,
+              help="Findings format (default text; github inside GitHub Actions).")
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
+@click.option("--profile", default=None, type=click.Path(dir_okay=False),
+              help="Profile of the cluster that hand-written workloads and configs are checked against.")
 @click.option("--kubernetes-version", default=None, metavar="X.Y",
               help="Kubernetes schemas for overlays that do not name their version (default 1.37).")
 @_guarded
-def validate(paths, fmt, strict, kubernetes_version):
-    """Validate profiles and overlays (default: profiles/ and overlays/*).
+def validate(paths, fmt, strict, profile, kubernetes_version):
+    """Validate profiles, GPU manifests and overlays (default: profiles/ and overlays/*).
 
-    Profiles are checked against the profile schema and gengpu's rules. An
-    overlay folder is rendered with `kustomize build` and every resource is
-    checked by `kubeconform -strict` against the Kubernetes and CRD schemas
-    committed under schemas/; a kind without a schema is an error, never a skip.
+    \b
+    Profiles: the profile schema and every profile rule.
+    Files: device-plugin configs, mig-parted configs (plain or in a ConfigMap),
+      ClusterPolicies and GPU workloads; with --profile, workloads are also
+      checked against that cluster's pools (resources, taints, sharing).
+    Overlay folders: `kustomize build`, then `kubeconform -strict` with the
+      committed Kubernetes and CRD schemas (a kind without a schema is an
+      error, never a skip), then the rules over the overlay's files.
 
-    Exit status: 0 clean, 1 findings, 2 usage or environment error.
+    Exit status: 0 clean, 1 errors (or warnings with --strict), 2 usage or
+    environment error.
     """
     from gengpu import pipeline, reporting
 
-    findings = pipeline.validate(list(paths), kubernetes_version)
+    fmt = fmt or _default_format()
+    findings = pipeline.validate(list(paths), kubernetes_version, profile)
     out = reporting.REPORTERS[fmt](findings)
     if out:
         click.echo(out)
@@ -133,3 +150,203 @@ def schema():
     from gengpu.schemas_dir import schemas_path
 
     click.echo((schemas_path() / "profile.schema.json").read_text(encoding="utf-8"), nl=False)
+
+
+@main.command()
+@click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_guarded
+def rules(fmt):
+    """List every rule: id, severity, what it checks, and a one-line summary."""
+    import json
+
+    from gengpu.checking.rules import RULES
+    from gengpu.reporting import tables
+
+    if fmt == "json":
+        click.echo(json.dumps([tables.rule_dict(r) for r in RULES.values()], indent=2))
+        return
+    click.echo(tables.table(["id", "severity", "checks", "summary"],
+                            [[r.id, r.severity, r.applies_to, r.summary] for r in RULES.values()]))
+    click.echo(f"\n{len(RULES)} rules. `gengpu explain ID` tells why a rule exists and how to fix it.")
+
+
+@main.command()
+@click.argument("rule_id")
+@_guarded
+def explain(rule_id):
+    """Explain one rule: why it exists, how to fix it, and the source behind it."""
+    import difflib
+
+    from gengpu.checking.rules import RULES
+    from gengpu.findings import UsageError
+    from gengpu.reporting import tables
+
+    if rule_id not in RULES:
+        close = difflib.get_close_matches(rule_id, list(RULES), n=3)
+        hint = f"; did you mean {' or '.join(close)}?" if close else "; `gengpu rules` lists them"
+        raise UsageError(f"no rule '{rule_id}'{hint}")
+    click.echo(tables.rule_detail(RULES[rule_id]))
+
+
+@main.group()
+def catalog():
+    """Print gengpu's capability tables: GPU models, clouds, GPU Operator releases."""
+
+
+def _catalog_output(fmt, data, render):
+    import json
+
+    click.echo(json.dumps(data, indent=2) if fmt == "json" else render())
+
+
+@catalog.command("gpus")
+@click.argument("gpu", required=False)
+@click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_guarded
+def catalog_gpus(gpu, fmt):
+    """GPU models (or one model, by id or alias, with its MIG profiles)."""
+    from gengpu import catalog as cat
+    from gengpu.findings import UsageError
+    from gengpu.reporting import tables
+
+    if gpu:
+        gpu_id = cat.resolve_gpu(gpu)
+        if gpu_id is None:
+            raise UsageError(f"unknown GPU '{gpu}'; known: {', '.join(cat.gpus())}")
+        _catalog_output(fmt, {gpu_id: cat.gpus()[gpu_id]}, lambda: tables.gpu_detail(gpu_id, cat.gpus()[gpu_id]))
+        return
+    _catalog_output(fmt, cat.gpus(), lambda: tables.table(
+        ["id", "architecture", "cc", "memory", "MIG", "MPS clients", "aliases"], tables.gpu_rows(cat.gpus())))
+
+
+@catalog.command("clouds")
+@click.argument("platform", required=False, type=click.Choice(["eks", "gke", "gke-autopilot", "aks"]))
+@click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_guarded
+def catalog_clouds(platform, fmt):
+    """Platforms: what they ship on GPU nodes, and their GPU instance types."""
+    from gengpu import catalog as cat
+    from gengpu.reporting import tables
+
+    chosen = [platform] if platform else list(cat.platforms())
+    clouds = cat.clouds()
+
+    def rows(p):
+        if p == "eks":
+            return [[f, s["gpu"], ", ".join(f"{k}:{v}" for k, v in s["sizes"].items()), s["arch"]]
+                    for f, s in clouds["eks"]["families"].items()]
+        if p == "gke":
+            return [[m, s["gpu"], s["gpus"], s.get("arch", "amd64") + (" spot-only" if s.get("spotOnly") else "")]
+                    for m, s in clouds["gke"]["machineTypes"].items()]
+        if p == "gke-autopilot":
+            return [[acc, "", ", ".join(map(str, counts)), ""]
+                    for acc, counts in clouds["gke"]["autopilot"]["allowedCounts"].items()]
+        return [[v, s["gpu"], s["gpus"] if "fraction" not in s else f"{s['fraction']} of 1",
+                 f"retired {s['retired']}" if s.get("retired") else ""] for v, s in clouds["aks"]["vmSizes"].items()]
+
+    def render():
+        out = []
+        for p in chosen:
+            info = cat.platforms()[p]
+            ships = [c for c in ("driver", "toolkit") if info[f"{c}Preinstalled"]]
+            out.append(f"{p}: {info['title']} - ships {', '.join(ships) or 'no GPU software'}"
+                       + ("; own device plugin" if info["builtinDevicePlugin"] else "")
+                       + ("; no GPU Operator" if not info["operatorSupported"] else ""))
+            out.append(tables.table(["instance type" if p != "gke-autopilot" else "accelerator", "GPU",
+                                     "GPUs" if p != "gke-autopilot" else "allowed counts", "notes"], rows(p)))
+            out.append("")
+        return "\n".join(out).rstrip()
+
+    _catalog_output(fmt, {p: {"platform": cat.platforms()[p], "instances": rows(p)} for p in chosen}, render)
+
+
+@catalog.command("operator")
+@click.argument("version", required=False)
+@click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_guarded
+def catalog_operator(version, fmt):
+    """GPU Operator releases and the component versions each installs."""
+    from gengpu import catalog as cat
+    from gengpu.findings import UsageError
+    from gengpu.reporting import tables
+
+    releases = cat.operator()["releases"]
+    if version and version not in releases:
+        raise UsageError(f"unknown GPU Operator release '{version}'; known: {', '.join(releases)}")
+    chosen = {version: releases[version]} if version else releases
+    _catalog_output(fmt, chosen, lambda: tables.table(
+        ["release", "driver", "toolkit", "device plugin", "mig-manager", "dcgm-exporter", "supported drivers"],
+        [[v, r["driver"], r["toolkit"], r["devicePlugin"], r["migManager"], r["dcgmExporter"],
+          ", ".join(r.get("supportedDrivers", []))] for v, r in chosen.items()]))
+
+
+@main.group()
+def mig():
+    """Check MIG layouts against a GPU's exact geometry."""
+
+
+def _gpu_or_exit(model):
+    from gengpu import catalog as cat
+    from gengpu.findings import UsageError
+
+    gpu_id = cat.resolve_gpu(model)
+    if gpu_id is None:
+        raise UsageError(f"unknown GPU '{model}'; known: {', '.join(cat.gpus())}")
+    return gpu_id
+
+
+@mig.command("check")
+@click.option("--gpu", "model", required=True, help="GPU model id or alias, e.g. A100-40GB.")
+@click.argument("instances", nargs=-1, required=True)
+@click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_guarded
+def mig_check(model, instances, fmt):
+    """Check a layout: PROFILE=COUNT ... (e.g. 3g.20gb=1 2g.10gb=1 1g.5gb=2).
+
+    Exit 0 valid, 1 invalid, 2 unknown GPU or malformed argument.
+    """
+    import json
+
+    from gengpu import mig as geometry
+    from gengpu.findings import UsageError
+
+    gpu_id = _gpu_or_exit(model)
+    layout = {}
+    for item in instances:
+        name, sep, count = item.partition("=")
+        if not sep or not count.isdigit() or int(count) < 1 or not name:
+            raise UsageError(f"'{item}' is not PROFILE=COUNT (for example 1g.10gb=2)")
+        layout[name] = layout.get(name, 0) + int(count)
+    verdict = geometry.check_layout(gpu_id, layout)
+    if fmt == "json":
+        click.echo(json.dumps({"gpu": gpu_id, "valid": verdict.valid, "reasons": verdict.reasons,
+                               "placement": [{"profile": p.profile, "start": p.start, "size": p.size}
+                                             for p in verdict.placement]}, indent=2))
+    elif verdict.valid:
+        click.echo(f"{gpu_id}: valid\n{geometry.slot_map(verdict)}")
+    else:
+        click.echo(f"{gpu_id}: invalid\n" + "\n".join(f"  - {r}" for r in verdict.reasons))
+    sys.exit(0 if verdict.valid else 1)
+
+
+@mig.command("layouts")
+@click.argument("model")
+@click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_guarded
+def mig_layouts(model, fmt):
+    """Every maximal valid layout of a GPU: no instance can be added to any of them."""
+    import json
+
+    from gengpu import mig as geometry
+
+    gpu_id = _gpu_or_exit(model)
+    layouts = geometry.maximal_layouts(gpu_id)
+    if fmt == "json":
+        click.echo(json.dumps({"gpu": gpu_id, "layouts": layouts}, indent=2))
+        return
+    if not layouts:
+        click.echo(f"{gpu_id} does not support MIG.")
+        sys.exit(1)
+    for layout in layouts:
+        click.echo("  ".join(f"{p}={c}" for p, c in layout.items()))
+    click.echo(f"\n{len(layouts)} maximal layouts for {gpu_id}.")

@@ -186,3 +186,58 @@ def gpus_for_device_filter(device_filter) -> tuple[list[str], list[str]]:
 
 def mig_gpus() -> list[str]:
     return [g for g, spec in catalog.gpus().items() if spec.get("mig")]
+
+
+def maximal_layouts(gpu_id: str) -> list[dict]:
+    """Every valid layout to which no further instance can be added, largest instances first."""
+    table = profiles(gpu_id)
+    if not table:
+        return []
+    slices = catalog.gpus()[gpu_id]["mig"]["slices"]
+    names = sorted(table, key=lambda n: (-table[n]["memory"], -table[n]["compute"], n))
+
+    def fits(layout):
+        compute = sum(table[n]["compute"] * c for n, c in layout.items())
+        memory = sum(table[n]["memory"] * c for n, c in layout.items())
+        return compute <= slices["compute"] and memory <= slices["memory"] and check_layout(gpu_id, layout).valid
+
+    valid = []
+
+    def grow(i, layout):
+        if i == len(names):
+            if layout:
+                valid.append(dict(layout))
+            return
+        name = names[i]
+        for count in range(table[name]["max"], -1, -1):
+            if count:
+                layout[name] = count
+                if not fits(layout):
+                    continue
+            else:
+                layout.pop(name, None)
+            grow(i + 1, layout)
+        layout.pop(name, None)
+
+    grow(0, {})
+    maximal = []
+    for layout in valid:
+        extendable = any(
+            layout.get(n, 0) < table[n]["max"] and fits({**layout, n: layout.get(n, 0) + 1}) for n in names)
+        if not extendable:
+            maximal.append(layout)
+    return maximal
+
+
+def slot_map(verdict: Verdict) -> str:
+    """A picture of where each instance sits on the GPU's memory slices."""
+    slices = catalog.gpus()[verdict.gpu]["mig"]["slices"]["memory"]
+    width = 10
+    head = "slice  " + "".join(f"{i:<{width}}" for i in range(slices))
+    cells, at = [], 0
+    for p in verdict.placement:
+        cells += ["|" + "free".ljust(width - 1)] * (p.start - at)
+        cells.append("|" + p.profile.ljust(width * p.size - 1))
+        at = p.start + p.size
+    cells += ["|" + "free".ljust(width - 1)] * (slices - at)
+    return head.rstrip() + "\n       " + "".join(cells) + "|"

@@ -87,7 +87,7 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
         return [], []
     kind = config_kind(data)
     if kind:
-        return [Subject(kind, doc, data, "config")], []
+        return [Subject(kind, doc, data, kind)], []
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     name = meta.get("name", "?")
     namespace = meta.get("namespace")

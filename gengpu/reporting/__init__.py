@@ -1,10 +1,19 @@
-"""Stage 6, report: findings as text or JSON; the exit code is decided once, here."""
+"""Stage 6, report: findings as text, JSON, GitHub annotations, SARIF 2.1.0 or JUnit XML.
+
+The exit code is decided once, here, from the findings.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from xml.sax.saxutils import escape, quoteattr
 
+from gengpu import __version__
 from gengpu.findings import Finding
+
+SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def text(findings: list[Finding]) -> str:
@@ -27,7 +36,97 @@ def as_json(findings: list[Finding]) -> str:
     }, indent=2)
 
 
-REPORTERS = {"text": text, "json": as_json}
+def _gh_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(value: str) -> str:
+    return _gh_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(findings: list[Finding]) -> str:
+    """GitHub Actions workflow commands: one annotation per finding, on its line."""
+    lines = []
+    for f in findings:
+        props = [f"file={_gh_property(f.file)}"]
+        if f.line:
+            props.append(f"line={f.line}")
+        if f.column:
+            props.append(f"col={f.column}")
+        props.append(f"title={_gh_property(f'gengpu {f.rule}')}")
+        body = f.message + (f"\nfix: {f.fix}" if f.fix else "")
+        lines.append(f"::{GITHUB_LEVEL[f.severity]} {','.join(props)}::{_gh_data(body)}")
+    return "\n".join(lines)
+
+
+def sarif(findings: list[Finding]) -> str:
+    """SARIF 2.1.0 as GitHub code scanning reads it: every rule described, results with regions."""
+    from gengpu.checking.rules import RULES
+
+    used = sorted({f.rule for f in findings} | set(RULES))
+    rules = []
+    for rule_id in used:
+        r = RULES.get(rule_id)
+        summary = r.summary if r else rule_id
+        rules.append({
+            "id": rule_id,
+            "name": rule_id,
+            "shortDescription": {"text": summary},
+            "fullDescription": {"text": r.explanation if r else summary},
+            "help": {"text": f"{r.fix}\n\nSource: {r.source}" if r else summary,
+                     "markdown": f"{r.fix}\n\n*Source: {r.source}*" if r else summary},
+            "defaultConfiguration": {"level": SARIF_LEVEL[r.severity] if r else "error"},
+            "properties": {"tags": ["gpu", "kubernetes"], "problem.severity": r.severity if r else "error"},
+        })
+    results = []
+    for f in findings:
+        region = {"startLine": max(f.line, 1)}
+        if f.column:
+            region["startColumn"] = f.column
+        fingerprint = hashlib.sha256(f"{f.file}:{f.rule}:{f.message}".encode()).hexdigest()
+        results.append({
+            "ruleId": f.rule,
+            "ruleIndex": used.index(f.rule),
+            "level": SARIF_LEVEL[f.severity],
+            "message": {"text": f.message + (f" Fix: {f.fix}" if f.fix else "")},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.file}, "region": region}}],
+            "partialFingerprints": {"gengpu/v1": fingerprint},
+        })
+    return json.dumps({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "gengpu", "semanticVersion": __version__, "version": __version__,
+                                "informationUri": "https://github.com/gengpu/gengpu", "rules": rules}},
+            "results": results,
+        }],
+    }, indent=2)
+
+
+def junit(findings: list[Finding]) -> str:
+    """JUnit XML: one test case per file, failed by its errors (warnings and infos as system-out)."""
+    by_file: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_file.setdefault(f.file, []).append(f)
+    failures = sum(1 for fs in by_file.values() if any(f.is_error for f in fs))
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           f'<testsuites name="gengpu" tests="{len(by_file)}" failures="{failures}">',
+           f'  <testsuite name="gengpu validate" tests="{len(by_file)}" failures="{failures}" errors="0">']
+    for file, fs in by_file.items():
+        out.append(f"    <testcase classname=\"gengpu\" name={quoteattr(file)}>")
+        errors = [f for f in fs if f.is_error]
+        body = "\n".join(f"{f.file}:{f.line}:{f.column}: {f.severity} {f.rule} {f.message}" for f in fs)
+        if errors:
+            out.append(f"      <failure message={quoteattr(f'{len(errors)} error(s)')} "
+                       f"type=\"gengpu\">{escape(body)}</failure>")
+        else:
+            out.append(f"      <system-out>{escape(body)}</system-out>")
+        out.append("    </testcase>")
+    out += ["  </testsuite>", "</testsuites>"]
+    return "\n".join(out)
+
+
+REPORTERS = {"text": text, "json": as_json, "github": github, "sarif": sarif, "junit": junit}
 
 
 def exit_code(findings: list[Finding], strict: bool = False) -> int:

@@ -17,13 +17,18 @@ def check(subject, ctx=None):
                     yield Hit(path, f"{subject.label}: mig-configs.{name}[{i}]: {reason}", key=True)
             continue
         # No filter: the entry applies to whatever MIG GPU the node has; some GPU must hold it.
-        verdicts = [mig.check_layout(g, layout) for g in mig.mig_gpus()]
-        if not any(v.valid for v in verdicts):
+        having = [g for g in mig.mig_gpus() if all(p in mig.profiles(g) for p in layout)]
+        verdicts = {g: mig.check_layout(g, layout) for g in having}
+        if any(v.valid for v in verdicts.values()):
+            continue
+        if not having:
             names = set().union(*(mig.profiles(g) for g in mig.mig_gpus()))
             missing = sorted(p for p in layout if p not in names)
             why = (f"{', '.join(missing)} is not a MIG profile of any GPU gengpu knows" if missing
-                   else "no GPU gengpu knows can hold this layout")
-            yield Hit(path, f"{subject.label}: mig-configs.{name}[{i}]: {why}", key=True)
+                   else f"no GPU gengpu knows has all of {', '.join(layout)}")
+        else:
+            why = "; ".join(v.reasons[0] for v in verdicts.values())
+        yield Hit(path, f"{subject.label}: mig-configs.{name}[{i}]: {why}", key=True)
 
 
 RULE = Rule(

@@ -1,0 +1,65 @@
+"""Plain-text tables and detail views for `gengpu rules`, `explain`, `catalog` and `mig`."""
+
+from __future__ import annotations
+
+import textwrap
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in cells])
+
+
+def wrap(label: str, body: str) -> str:
+    return f"{label}:\n" + textwrap.indent(textwrap.fill(body, 88), "  ")
+
+
+def rule_detail(rule) -> str:
+    return "\n".join([
+        f"{rule.id} ({rule.severity}, checks {rule.applies_to})",
+        "",
+        rule.summary,
+        "",
+        wrap("Why", rule.explanation),
+        "",
+        wrap("Fix", rule.fix),
+        "",
+        wrap("Source", rule.source),
+    ])
+
+
+def rule_dict(rule) -> dict:
+    return {"id": rule.id, "severity": rule.severity, "appliesTo": rule.applies_to, "summary": rule.summary,
+            "fix": rule.fix, "explanation": rule.explanation, "source": rule.source}
+
+
+def gpu_rows(gpus: dict) -> list[list]:
+    rows = []
+    for gpu_id, g in gpus.items():
+        m = g.get("mig")
+        rows.append([gpu_id, g["architecture"], g["computeCapability"], f"{g['memoryGB']} GB",
+                     f"{m['slices']['compute']} slices, {len(m['profiles'])} profiles" if m else "no",
+                     g["mpsMaxClients"], ", ".join(g.get("aliases", []))])
+    return rows
+
+
+def gpu_detail(gpu_id: str, g: dict) -> str:
+    out = [f"{gpu_id} ({g['architecture']}, compute capability {g['computeCapability']}, {g['memoryGB']} GB)",
+           f"aliases: {', '.join(g.get('aliases', []))}",
+           f"MPS clients per GPU: {g['mpsMaxClients']}"]
+    if g.get("minDriver"):
+        out.append(f"minimum driver: {g['minDriver']}")
+    m = g.get("mig")
+    if not m:
+        out.append("MIG: not supported")
+        return "\n".join(out)
+    out.append(f"MIG: {m['slices']['compute']} compute / {m['slices']['memory']} memory slices, "
+               f"driver {m['minDriver']} or newer" + (f", PCI ids {', '.join(g['pciDeviceIds'])}"
+                                                       if g.get("pciDeviceIds") else ""))
+    out.append("")
+    out.append(table(["profile", "compute", "memory", "max", "start slots"],
+                     [[n, p["compute"], p["memory"], p["max"], ", ".join(map(str, p["starts"]))]
+                      for n, p in m["profiles"].items()]))
+    return "\n".join(out)

@@ -110,10 +110,12 @@ def _default_format() -> str:
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
 @click.option("--profile", default=None, type=click.Path(dir_okay=False),
               help="Profile of the cluster that hand-written workloads and configs are checked against.")
+@click.option("--kind", type=click.Choice(["device-plugin-config", "mig-parted-config"]), default=None,
+              help="Check every file as this kind of config instead of guessing from its content.")
 @click.option("--kubernetes-version", default=None, metavar="X.Y",
               help="Kubernetes schemas for overlays that do not name their version (default 1.37).")
 @_guarded
-def validate(paths, fmt, strict, profile, kubernetes_version):
+def validate(paths, fmt, strict, profile, kind, kubernetes_version):
     """Validate profiles, GPU manifests and overlays (default: profiles/ and overlays/*).
 
     \b
@@ -131,7 +133,7 @@ def validate(paths, fmt, strict, profile, kubernetes_version):
     from gengpu import pipeline, reporting
 
     fmt = fmt or _default_format()
-    findings = pipeline.validate(list(paths), kubernetes_version, profile)
+    findings = pipeline.validate(list(paths), kubernetes_version, profile, kind)
     out = reporting.REPORTERS[fmt](findings)
     if out:
         click.echo(out)

@@ -170,7 +170,14 @@ def profile_name_problem(profile: str) -> str | None:
 
 def gpus_for_device_filter(device_filter) -> tuple[list[str], list[str]]:
     """GPU ids matching a mig-parted device-filter ("0x20B010DE" or a list), and the ids gengpu does not know."""
-    filters = [device_filter] if isinstance(device_filter, str) else list(device_filter or [])
+    if device_filter is None:
+        return [], []
+    if isinstance(device_filter, str):
+        filters = [device_filter]
+    elif isinstance(device_filter, list):
+        filters = device_filter
+    else:
+        return [], [str(device_filter)]
     known, unknown = [], []
     for raw in filters:
         device = str(raw).split(":")[0].upper()

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from gengpu.checking.profile import check_profile, is_profile
 from gengpu.checking.rules import RULES
-from gengpu.checking.run import check_overlay_rules, check_subject
-from gengpu.checking.subjects import classify
+from gengpu.checking.run import SCHEMAS, check_overlay_rules, check_subject, schema_file
+from gengpu.checking.schema import check_schema
+from gengpu.checking.subjects import Subject, classify
 from gengpu.cluster import Cluster
 from gengpu.compiling import compile_overlay, operator_app
 from gengpu.compiling.yamltext import HEADER_MARK, is_generated
@@ -160,11 +161,26 @@ def check_documents(docs, ctx) -> tuple[list[Finding], bool]:
     return findings, bool(subjects)
 
 
-def _check_file(path: Path, ctx) -> list[Finding]:
+def _forced(docs, kind: str, ctx) -> list[Finding]:
+    """Check every document as the given kind of config, whatever it looks like."""
+    findings = []
+    for doc in docs:
+        subject = Subject(kind, doc, doc.data, kind)
+        if isinstance(doc.data, dict):
+            findings += check_subject(subject, ctx)
+        else:
+            name, rule, _ = SCHEMAS[kind]
+            findings += check_schema(doc, schema_file(name), rule)
+    return findings
+
+
+def _check_file(path: Path, ctx, kind: str | None = None) -> list[Finding]:
     shown = display(path)
     docs, findings = load_file(path, shown)
     if findings:
         return findings
+    if kind:
+        return _forced(docs, kind, ctx)
     if any(is_profile(d) for d in docs):
         return load_profiles([path], Path(DEFAULT_OVERLAYS)).findings
     more, recognised = check_documents(docs, ctx)
@@ -190,7 +206,8 @@ def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx) -> list[F
     return findings + check_documents(docs, ctx)[0]
 
 
-def validate(paths: list[str], kubernetes_version: str | None = None, profile: str | None = None) -> list[Finding]:
+def validate(paths: list[str], kubernetes_version: str | None = None, profile: str | None = None,
+             kind: str | None = None) -> list[Finding]:
     """Check profiles, GPU configs, ClusterPolicies, workloads and overlays; with no paths, profiles/ and overlays/*.
 
     profile gives the cluster context (pools, resources, taints) for workloads outside a generated overlay.
@@ -217,12 +234,12 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
                 files += sorted([*target.glob("*.yaml"), *target.glob("*.yml")])
         else:
             files.append(target)
-    profiles = [f for f in files if _looks_like_profile(f)]
+    profiles = [] if kind else [f for f in files if _looks_like_profile(f)]
     if profiles:
         findings += load_profiles(profiles, Path(DEFAULT_OVERLAYS)).findings
     for path in files:
         if path not in profiles:
-            findings += _check_file(path, ctx)
+            findings += _check_file(path, ctx, kind)
     return sort_findings(findings)
 
 

@@ -22,7 +22,7 @@ SCHEMAS = {
 
 
 @functools.cache
-def _schema(name: str) -> dict:
+def schema_file(name: str) -> dict:
     return json.loads((schemas_path() / name).read_text(encoding="utf-8"))
 
 
@@ -57,7 +57,7 @@ def check_subject(subject: Subject, ctx=None) -> list[Finding]:
     findings = []
     if subject.kind in SCHEMAS:
         name, rule, unknown = SCHEMAS[subject.kind]
-        findings += check_schema(subject.doc, _schema(name), rule, unknown, data=subject.data, suppressed=honoured)
+        findings += check_schema(subject.doc, schema_file(name), rule, unknown, data=subject.data, suppressed=honoured)
     for rule in rules_for(subject.kind):
         if rule.id in honoured:
             continue

@@ -1,0 +1,98 @@
+"""gengpu's verdicts agree with NVIDIA's own parsers, run for real.
+
+A small Go harness (tests/upstream) links k8s-device-plugin's api/config/v1 and
+mig-parted's api/spec/v1 at the versions pinned in its go.mod, and parses each
+config the way the plugin and mig-parted do. Wherever upstream refuses a config,
+gengpu must report an error; wherever upstream accepts one, gengpu must not,
+unless tests/fixtures/upstream/stricter.yaml names the documented rule that
+refuses it on purpose.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gengpu.loading import load_embedded, load_file
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE / "fixtures" / "upstream"
+STRICTER = yaml.safe_load((CORPUS / "stricter.yaml").read_text())
+KINDS = {"device-plugin": "device-plugin-config", "mig-parted": "mig-parted-config"}
+
+
+@pytest.fixture(scope="session")
+def harness(tmp_path_factory):
+    go = shutil.which("go")
+    assert go, "Go is needed to build the upstream harness (tests/upstream)"
+    binary = tmp_path_factory.mktemp("harness") / "harness"
+    env = {**os.environ, "GOFLAGS": "-mod=mod"}
+    proc = subprocess.run([go, "build", "-o", str(binary), "."], cwd=HERE / "upstream", capture_output=True,
+                          text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+
+    def parse(kind, files):
+        out = subprocess.run([str(binary), kind, *map(str, files)], capture_output=True, text=True, check=True)
+        return {Path(v["file"]).name: v for v in json.loads(out.stdout)}
+
+    return parse
+
+
+def gengpu_errors(run, kind, files):
+    result = run("validate", "--kind", KINDS[kind], "--output", "json", *files)
+    assert result.exit_code in (0, 1), result.output
+    errors = {}
+    for f in json.loads(result.output)["findings"]:
+        if f["severity"] == "error":
+            errors.setdefault(Path(f["file"]).name, set()).add(f["rule"])
+    return errors
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_verdicts_agree_on_the_corpus(harness, run, kind):
+    files = sorted((CORPUS / kind).glob("*.yaml"))
+    upstream = harness(kind, files)
+    ours = gengpu_errors(run, kind, files)
+    for path in files:
+        name, stem = path.name, path.stem
+        verdict = upstream[name]
+        if not verdict["valid"]:
+            assert ours.get(name), f"{name}: upstream refuses it ({verdict['error']}) but gengpu finds no error"
+        elif stem in STRICTER[kind]:
+            assert ours.get(name) == set(STRICTER[kind][stem]), f"{name}: expected {STRICTER[kind][stem]}"
+        else:
+            assert not ours.get(name), f"{name}: upstream accepts it but gengpu reports {ours.get(name)}"
+        # The corpus is labelled: bad-* upstream refuses, ok-* and strict-* it accepts.
+        assert verdict["valid"] == (not stem.startswith("bad-")), f"{name}: {verdict}"
+
+
+def test_corpus_is_big_enough():
+    bad = [p for k in KINDS for p in (CORPUS / k).glob("bad-*.yaml")]
+    assert len(bad) >= 40
+    for kind, cases in STRICTER.items():
+        for stem in cases:
+            assert (CORPUS / kind / f"{stem}.yaml").is_file(), stem
+
+
+def test_every_generated_config_is_accepted_by_upstream_and_by_gengpu(harness, run, tmp_path):
+    """Each device-plugin key and mig-parted config.yaml of every committed overlay."""
+    written = {"device-plugin": [], "mig-parted": []}
+    for cm in sorted((HERE.parent / "overlays").glob("*/*-config.yaml")):
+        docs, _ = load_file(cm)
+        for key in docs[0].data["data"]:
+            inner, _ = load_embedded(docs[0], ("data", key))
+            kind = "mig-parted" if "mig-configs" in inner[0].data else "device-plugin"
+            out = tmp_path / kind / f"{cm.parent.name}--{key}.yaml"
+            out.parent.mkdir(exist_ok=True)
+            out.write_text(docs[0].data["data"][key])
+            written[kind].append(out)
+    # five overlays with the operator, each with a default key and one key per pool; one MIG overlay
+    assert (len(written["device-plugin"]), len(written["mig-parted"])) == (10, 1)
+    for kind, files in written.items():
+        upstream = harness(kind, files)
+        assert [n for n, v in upstream.items() if not v["valid"]] == []
+        assert gengpu_errors(run, kind, files) == {}

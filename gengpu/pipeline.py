@@ -6,6 +6,7 @@ The CLI only parses options and calls build() or validate().
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -249,4 +250,4 @@ def _looks_like_profile(path: Path) -> bool:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    return "GPUProfile" in text or "gengpu.dev/" in text or not text.strip()
+    return bool(re.search(r"^(kind:\s*GPUProfile|apiVersion:\s*gengpu\.dev/)", text, flags=re.M)) or not text.strip()

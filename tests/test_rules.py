@@ -1,0 +1,383 @@
+"""Every rule fires on a case made to break it, at the expected line, and stays quiet on a near miss."""
+
+import json
+import textwrap
+
+import pytest
+
+from gengpu.checking.rules import RULES
+
+BASE = """\
+apiVersion: gengpu.dev/v1alpha1
+kind: GPUProfile
+metadata:
+  name: rules
+spec:
+  platform: eks
+  region: us-east-1
+  zones: [us-east-1a]
+  kubernetesVersion: "1.33"
+  operator:
+    version: v26.7.0
+  nodePools:
+    - name: pool
+      gpu: A100-40GB
+      gpusPerNode: 8
+      instanceTypes: [p4d.24xlarge]
+      capacityTypes: [on-demand]
+      provisioner: karpenter
+      sharing:
+        mode: time-slicing
+        replicas: 4
+        failRequestsGreaterThanOne: true
+  argocd:
+    repoURL: https://github.com/example/gitops.git
+"""
+SECOND_POOL = """\
+    - name: second
+      gpu: T4
+      gpusPerNode: 1
+      instanceTypes: [g4dn.xlarge]
+      provisioner: karpenter
+"""
+MIG = "      sharing:\n        mode: mig\n        mig:\n          strategy: mixed\n          layout:\n            3g.20gb: 2\n"
+TS = "      sharing:\n        mode: time-slicing\n        replicas: 4\n        failRequestsGreaterThanOne: true\n"
+
+
+def edit(*changes):
+    text = BASE
+    for old, new in changes:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    return text
+
+
+def add_pool(extra=""):
+    return edit(("  argocd:\n", SECOND_POOL + extra + "  argocd:\n"))
+
+
+GKE = (("platform: eks", "platform: gke"), ("region: us-east-1", "region: us-central1"),
+       ("zones: [us-east-1a]", "zones: [us-central1-c]"), ("instanceTypes: [p4d.24xlarge]",
+                                                           "instanceTypes: [a2-highgpu-8g]"),
+       ("provisioner: karpenter", "provisioner: node-auto-provisioning"))
+AUTOPILOT = (("platform: eks", "platform: gke-autopilot"), ("region: us-east-1", "region: us-central1"),
+             ("zones: [us-east-1a]", "zones: []"), ("version: v26.7.0", "enabled: false"),
+             ("provisioner: karpenter", "provisioner: autopilot"), ("gpusPerNode: 8", "gpusPerNode: 4"),
+             ("instanceTypes: [p4d.24xlarge]", "instanceTypes: [a2-highgpu-4g]"))
+MPS = (("mode: time-slicing", "mode: mps"),)
+
+# rule -> (profile text that breaks it, "line:col", profile text that nearly does)
+PROFILE_CASES = {
+    "unknown-gpu-model": (edit(("gpu: A100-40GB", "gpu: A200")), "14:12", edit(("gpu: A100-40GB", "gpu: a100-40gb"))),
+    "duplicate-pool-name": (add_pool().replace("name: second", "name: pool"), "23:13", add_pool()),
+    "operator-unsupported-platform": (edit(*AUTOPILOT[:3], ("version: v26.7.0", "enabled: true"), *AUTOPILOT[4:]),
+                                      "11:14", edit(*AUTOPILOT)),
+    "driver-already-preinstalled": (edit(("version: v26.7.0", "version: v26.7.0\n    driver: operator")), "12:13",
+                                    edit(("version: v26.7.0", "version: v26.7.0\n    driver: preinstalled"))),
+    "mig-requires-capable-gpu": (edit(("gpu: A100-40GB", "gpu: T4"), ("gpusPerNode: 8", "gpusPerNode: 1"),
+                                      ("instanceTypes: [p4d.24xlarge]", "instanceTypes: [g4dn.xlarge]"),
+                                      (TS, MIG.replace("3g.20gb: 2", "1g.5gb: 1"))), "20:15", edit((TS, MIG))),
+    "mig-layout-invalid": (edit((TS, MIG.replace("3g.20gb: 2", "3g.20gb: 3"))), "24:13", edit((TS, MIG))),
+    "mig-single-not-uniform": (edit((TS, MIG.replace("mixed", "single").replace("3g.20gb: 2",
+                                                                               "3g.20gb: 1\n            2g.10gb: 1"))),
+                               "23:11", edit((TS, MIG.replace("mixed", "single")))),
+    "mig-strategy-conflict": (edit((TS, MIG)).replace("  argocd:", SECOND_POOL.replace("gpu: T4", "gpu: A100-40GB")
+                              .replace("gpusPerNode: 1", "gpusPerNode: 8").replace("g4dn.xlarge", "p4d.24xlarge")
+                              + MIG.replace("mixed", "single") + "  argocd:"), "22:21",
+                              edit((TS, MIG)).replace("  argocd:", SECOND_POOL.replace("gpu: T4", "gpu: A100-40GB")
+                              .replace("gpusPerNode: 1", "gpusPerNode: 8").replace("g4dn.xlarge", "p4d.24xlarge")
+                              + MIG + "  argocd:")),
+    "mps-with-mixed-strategy": (edit((TS, MIG)).replace("  argocd:", SECOND_POOL + TS.replace("time-slicing", "mps")
+                                                         + "  argocd:"), "31:15",
+                                edit((TS, MIG.replace("mixed", "single")))
+                                .replace("  argocd:", SECOND_POOL + TS.replace("time-slicing", "mps") + "  argocd:")),
+    "mps-replicas-over-limit": (edit(*MPS, ("replicas: 4", "replicas: 49")), "21:19", edit(*MPS, ("replicas: 4",
+                                                                                                "replicas: 48"))),
+    "mps-operator-too-old": (edit(*MPS, ("version: v26.7.0", "version: v24.1.0")), "11:14",
+                             edit(*MPS, ("version: v26.7.0", "version: v24.9.0"))),
+    "gpu-not-offered-on-platform": (edit(*GKE, ("gpu: A100-40GB", "gpu: A10G")), "14:12", edit(*GKE)),
+    "instance-type-unknown": (edit(("p4d.24xlarge", "p4d.24xlage")), "16:23", edit(("p4d.24xlarge", "p4d"))),
+    "instance-type-gpu-mismatch": (edit(("p4d.24xlarge", "p5.48xlarge")), "16:23", edit(("p4d.24xlarge", "p4d"))),
+    "gpus-per-node-mismatch": (edit(("gpusPerNode: 8", "gpusPerNode: 4")), "15:20", edit(("gpusPerNode: 8\n", ""))),
+    "region-format-mismatch": (edit(("region: us-east-1", "region: eastus")), "7:11",
+                               edit(("region: us-east-1", "region: eu-west-3"), ("us-east-1a", "eu-west-3c"))),
+    "autopilot-gpu-not-allowed": (edit(*AUTOPILOT[:5], *AUTOPILOT[6:], ("gpusPerNode: 8", "gpusPerNode: 3")),
+                                  "15:20", edit(*AUTOPILOT)),
+    "spot-not-offered": (edit(*GKE[:3], ("p4d.24xlarge", "a3-highgpu-1g"), ("gpu: A100-40GB", "gpu: H100-80GB"),
+                              ("gpusPerNode: 8", "gpusPerNode: 1"), GKE[4]), "16:23",
+                         edit(*GKE[:3], ("p4d.24xlarge", "a3-highgpu-1g"), ("gpu: A100-40GB", "gpu: H100-80GB"),
+                              ("gpusPerNode: 8", "gpusPerNode: 1"), GKE[4], ("[on-demand]", "[spot]"))),
+    "driver-too-old-for-gpu": (edit((TS, MIG), ("version: v26.7.0", "version: v26.7.0\n    driverVersion: 440.33.01")),
+                               "12:20", edit((TS, MIG), ("version: v26.7.0",
+                                                         "version: v26.7.0\n    driverVersion: 450.80.02"))),
+    "cuda-needs-newer-driver": (edit(("version: v26.7.0", "version: v26.7.0\n    driverVersion: 535.309.01"),
+                                     ("      provisioner: karpenter", "      provisioner: karpenter\n      cudaVersion: \"13.0\"")),
+                                "20:20", edit(("version: v26.7.0", "version: v26.7.0\n    driverVersion: 580.173.02"),
+                                              ("      provisioner: karpenter", "      provisioner: karpenter\n      cudaVersion: \"13.0\""))),
+    "operator-version-unknown": (edit(("version: v26.7.0", "version: v27.1.0")), "11:14", BASE),
+    "mps-on-autopilot": (edit(*AUTOPILOT, *MPS), "20:15", edit(*AUTOPILOT)),
+    "gke-shared-clients-over-limit": (edit(*AUTOPILOT, ("replicas: 4", "replicas: 49")), "21:19",
+                                      edit(*AUTOPILOT, ("replicas: 4", "replicas: 48"))),
+    "shared-gpu-multi-request": (edit(("failRequestsGreaterThanOne: true", "failRequestsGreaterThanOne: false")),
+                                 "22:37", BASE),
+    "monitoring-platform-mismatch": (edit(("  argocd:", "  monitoring:\n    mode: gke-managed\n  argocd:")), "24:11",
+                                     edit(("  argocd:", "  monitoring:\n    mode: scrape-config\n  argocd:"))),
+    "suppression-without-reason": (edit(("  argocd:", "  suppress:\n    - rule: instance-type-unknown\n  argocd:")),
+                                   "24:7", edit(("  argocd:", "  suppress:\n    - rule: instance-type-unknown\n"
+                                                             "      reason: a new size\n  argocd:"))),
+    "suppression-unknown-rule": (edit(("  argocd:", "  suppress:\n    - rule: no-such-rule\n      reason: x\n  argocd:")),
+                                 "24:13", edit(("  argocd:", "  suppress:\n    - rule: instance-type-unknown\n"
+                                                           "      reason: x\n  argocd:"))),
+    "mps-fail-requests-forced": (edit(*MPS, ("version: v26.7.0", "version: v26.3.0"),
+                                      ("failRequestsGreaterThanOne: true", "failRequestsGreaterThanOne: false")),
+                                 "22:37", edit(*MPS, ("failRequestsGreaterThanOne: true",
+                                                      "failRequestsGreaterThanOne: false"))),
+    "gpu-pool-untainted": (edit(("      provisioner: karpenter", "      provisioner: karpenter\n      taints: []")),
+                           "19:7", BASE),
+    "provisioner-platform-mismatch": (edit(("provisioner: karpenter", "provisioner: node-auto-provisioning")),
+                                      "18:20", edit(("provisioner: karpenter", "provisioner: managed"))),
+    "limits-below-one-node": (edit(("      provisioner: karpenter", "      provisioner: karpenter\n      limits:\n"
+                                    "        gpus: 4")), "20:15",
+                              edit(("      provisioner: karpenter", "      provisioner: karpenter\n      limits:\n"
+                                    "        gpus: 8"))),
+    "instance-type-retired": (edit(("platform: eks", "platform: aks"), ("region: us-east-1", "region: eastus"),
+                                   ("zones: [us-east-1a]", "zones: ['1']"), ("gpu: A100-40GB", "gpu: V100-16GB"),
+                                   ("gpusPerNode: 8", "gpusPerNode: 1"), ("p4d.24xlarge", "Standard_NC6s_v3"),
+                                   ("provisioner: karpenter", "provisioner: managed")), "16:23",
+                              edit(("platform: eks", "platform: aks"), ("region: us-east-1", "region: eastus"),
+                                   ("zones: [us-east-1a]", "zones: ['1']"), ("gpu: A100-40GB", "gpu: T4"),
+                                   ("gpusPerNode: 8", "gpusPerNode: 1"), ("p4d.24xlarge", "Standard_NC4as_T4_v3"),
+                                   ("provisioner: karpenter", "provisioner: managed"))),
+    "pool-config-label-mismatch": (edit(("      provisioner: karpenter", "      provisioner: karpenter\n      labels:\n"
+                                         "        nvidia.com/device-plugin.config: other")), "20:42",
+                                   edit(("      provisioner: karpenter", "      provisioner: karpenter\n      labels:\n"
+                                         "        nvidia.com/device-plugin.config: pool"))),
+    "duplicate-device-plugin": (edit(*GKE[:4], ("provisioner: karpenter", "provisioner: managed")), "13:7",
+                                edit(*GKE[:4], ("provisioner: karpenter", "provisioner: managed\n      labels:\n"
+                                                "        gke-no-default-nvidia-gpu-device-plugin: \"true\""))),
+}
+
+CP = """\
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata:
+  name: cluster-policy
+spec:
+  operator:
+    defaultRuntime: containerd
+  devicePlugin:
+    config:
+      name: time-slicing-config
+  cdi:
+    enabled: true
+    nriPluginEnabled: true
+  toolkit:
+    enabled: false
+  daemonsets: {}
+  dcgm: {}
+  dcgmExporter: {}
+  driver: {}
+  gfd: {}
+  nodeStatusExporter: {}
+"""
+DP = """\
+version: v1
+flags:
+  migStrategy: none
+sharing:
+  timeSlicing:
+    resources:
+      - name: nvidia.com/gpu
+        replicas: 4
+"""
+MP = """\
+version: v1
+mig-configs:
+  all-disabled:
+    - devices: all
+      mig-enabled: false
+  custom:
+    - devices: all
+      mig-enabled: true
+      mig-devices:
+        1g.5gb: 2
+        3g.20gb: 1
+"""
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  tolerations:
+    - key: nvidia.com/gpu
+      operator: Exists
+  containers:
+    - name: c
+      image: cuda
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+"""
+CM_HEAD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dp\ndata:\n  pool: |\n"
+CM = CM_HEAD + textwrap.indent(DP, "    ")
+NODEPOOL = "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: gpu\nspec:\n  template:\n    metadata:\n" \
+           "      labels:\n        nvidia.com/device-plugin.config: pool\n"
+
+
+def r(text, *changes):
+    for old, new in changes:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    return text
+
+
+# rule -> (kind passed to --kind or None, use the base profile as context, bad text, "line:col", near miss)
+DOC_CASES = {
+    "sharing-both-modes": (None, False, DP + "  mps:\n    resources:\n      - name: nvidia.com/gpu\n        replicas: 2\n",
+                           "9:3", r(DP, ("timeSlicing", "mps"))),
+    "sharing-replicas-too-low": (None, False, r(DP, ("replicas: 4", "replicas: 1")), "8:19", DP),
+    "sharing-resource-name-invalid": (None, False, r(DP, ("nvidia.com/gpu", "nvidia.com/GPU")), "7:15",
+                                      r(DP, ("nvidia.com/gpu", "gpu"))),
+    "sharing-resource-not-shareable": (None, False, r(DP, ("nvidia.com/gpu", "nvidia.com/gpus")), "7:15",
+                                       r(DP, ("nvidia.com/gpu", "nvidia.com/mig-1g.10gb"))),
+    "sharing-setting-ignored": (None, False, DP + "        devices: [0]\n", "9:9", DP + "        devices: all\n"),
+    "mps-with-mig-strategy": (None, False, r(DP, ("none", "mixed"), ("timeSlicing", "mps")), "3:16",
+                              r(DP, ("none", "single"), ("timeSlicing", "mps"))),
+    "mps-on-mig-device": (None, False, r(DP, ("timeSlicing", "mps"), ("nvidia.com/gpu", "nvidia.com/mig-1g.10gb")),
+                          "7:15", r(DP, ("nvidia.com/gpu", "nvidia.com/mig-1g.10gb"))),
+    "flag-overridden-by-operator": (None, False, r(CM, ("      migStrategy: none\n",
+                                                        "      migStrategy: none\n      plugin:\n        deviceIDStrategy: index\n")),
+                                    "11:9", CM),
+    "device-plugin-config-schema": ("device-plugin-config", False, r(DP, ("replicas: 4", "replicas: four")), "8:19",
+                                    DP),
+    "device-plugin-unknown-field": ("device-plugin-config", False, r(DP, ("  timeSlicing:", "  timeslicing:")), "5:3",
+                                    DP),
+    "mig-profile-name-invalid": (None, False, r(MP, ("1g.5gb: 2", "1g5gb: 2")), "10:9", MP),
+    "mig-parted-all-counts-zero": (None, False, r(MP, ("1g.5gb: 2", "1g.5gb: 0"), ("3g.20gb: 1", "3g.20gb: 0")),
+                                   "9:7", r(MP, ("1g.5gb: 2", "1g.5gb: 0"))),
+    "mig-config-missing-all-disabled": (None, False, r(MP, ("  all-disabled:\n    - devices: all\n      mig-enabled: "
+                                                            "false\n", "")), "2:1", MP),
+    "mig-parted-layout-invalid": (None, False, r(MP, ("1g.5gb: 2", "1g.5gb: 5")), "9:7", r(MP, ("1g.5gb: 2",
+                                                                                                  "1g.5gb: 4"))),
+    "mig-device-filter-unknown": (None, False, r(MP, ("    - devices: all\n      mig-enabled: true",
+                                                      "    - device-filter: \"0xFFFF10DE\"\n      devices: all\n"
+                                                      "      mig-enabled: true")), "7:7",
+                                  r(MP, ("    - devices: all\n      mig-enabled: true",
+                                         "    - device-filter: \"0x20B010DE\"\n      devices: all\n"
+                                         "      mig-enabled: true"))),
+    "mig-parted-config-schema": ("mig-parted-config", False, r(MP, ("version: v1\n", "version: v2\n")), "1:10", MP),
+    "mig-parted-unknown-field": ("mig-parted-config", False, r(MP, ("mig-enabled: false", "mig-enable: false")),
+                                 "5:7", MP),
+    "clusterpolicy-config-without-default": (None, False, CP, "9:5",
+                                             r(CP, ("name: time-slicing-config", "name: t\n      default: any"))),
+    "cdi-nri-without-toolkit": (None, False, CP, "13:23", r(CP, ("enabled: false", "enabled: true"))),
+    "operator-default-runtime-deprecated": (None, False, CP, "7:5", r(CP, ("    defaultRuntime: containerd\n", "    runtimeClass: nvidia\n"))),
+    "clusterpolicy-schema": (None, False, r(CP, ("  devicePlugin:", "  devicePlugins:\n    enabled: true\n  devicePlugin:")),
+                             "8:3", r(CP, ("    nriPluginEnabled: true\n", ""))),
+    "gpu-in-requests-only": (None, False, r(POD, ("        limits:", "        requests:")), "14:11", POD),
+    "gpu-request-limit-differ": (None, False, POD + "        requests:\n          nvidia.com/gpu: 2\n", "16:27",
+                                 POD + "        requests:\n          nvidia.com/gpu: 1\n"),
+    "gpu-quantity-not-integer": (None, False, r(POD, ("nvidia.com/gpu: 1", "nvidia.com/gpu: 500m")), "14:27", r(POD, (
+        "nvidia.com/gpu: 1", "nvidia.com/gpu: \"2\""))),
+    "gpu-visible-devices-env": (None, False, r(POD, ("      resources:\n        limits:\n          nvidia.com/gpu: 1\n",
+                                                     "      env:\n        - name: NVIDIA_VISIBLE_DEVICES\n          value: all\n"
+                                                     "      resources:\n        limits:\n          cpu: 1\n")),
+                                "13:11", r(POD, ("      resources:", "      env:\n        - name: NVIDIA_VISIBLE_DEVICES\n"
+                                                 "          value: all\n      resources:"))),
+    "gpu-resource-name-unknown": (None, False, r(POD, ("nvidia.com/gpu: 1", "nvidia.com/gpus: 1")), "14:11",
+                                  r(POD, ("nvidia.com/gpu: 1", "nvidia.com/mig-1g.10gb: 1"))),
+    "gpu-resource-not-advertised": (None, True, r(POD, ("nvidia.com/gpu: 1", "nvidia.com/gpu.shared: 1")), "14:11",
+                                    POD),
+    "gpu-taint-not-tolerated": (None, True, r(POD, ("  tolerations:\n    - key: nvidia.com/gpu\n      operator: Exists\n",
+                                                    "  tolerations:\n    - key: nvidia.com/gpu\n      operator: Equal\n"
+                                                    "      value: present\n")), "6:3", POD),
+    "shared-gpu-request-over-one": (None, True, r(POD, ("nvidia.com/gpu: 1", "nvidia.com/gpu: 2")), "14:27", POD),
+    "config-label-unknown": (None, False, CM + NODEPOOL.replace("config: pool", "config: missing"), "24:42",
+                             CM + NODEPOOL),
+}
+
+STRUCTURAL = {"yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
+              "kustomize-build", "kubeconform", "kubeconform-no-schema", "not-generated-file", "not-recognized"}
+
+
+def findings(run, tmp_path, text, name="case.yaml", kind=None, context=False):
+    (tmp_path / name).write_text(text)
+    args = ["validate", name, "--output", "json"]
+    if kind:
+        args += ["--kind", kind]
+    if context:
+        (tmp_path / "cluster.yaml").write_text(BASE)
+        args += ["--profile", "cluster.yaml"]
+    result = run(*args, cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.output
+    return [(f["rule"], f"{f['line']}:{f['column']}") for f in json.loads(result.output)["findings"]]
+
+
+def test_every_rule_has_a_case():
+    covered = set(PROFILE_CASES) | set(DOC_CASES) | STRUCTURAL
+    assert sorted(set(RULES) - covered) == []
+    assert len([r for r in RULES.values() if r.check is not None]) >= 35
+
+
+def test_the_base_profile_is_clean(run, tmp_path):
+    assert findings(run, tmp_path, BASE) == []
+
+
+@pytest.mark.parametrize("rule", sorted(PROFILE_CASES))
+def test_profile_rule_fires(run, tmp_path, rule):
+    bad, where, _ = PROFILE_CASES[rule]
+    assert (rule, where) in findings(run, tmp_path, bad)
+
+
+@pytest.mark.parametrize("rule", sorted(PROFILE_CASES))
+def test_profile_rule_stays_quiet_on_a_near_miss(run, tmp_path, rule):
+    _, _, good = PROFILE_CASES[rule]
+    assert [f for f in findings(run, tmp_path, good) if f[0] == rule] == []
+
+
+@pytest.mark.parametrize("rule", sorted(DOC_CASES))
+def test_document_rule_fires(run, tmp_path, rule):
+    kind, context, bad, where, _ = DOC_CASES[rule]
+    assert (rule, where) in findings(run, tmp_path, bad, kind=kind, context=context)
+
+
+@pytest.mark.parametrize("rule", sorted(DOC_CASES))
+def test_document_rule_stays_quiet_on_a_near_miss(run, tmp_path, rule):
+    kind, context, _, _, good = DOC_CASES[rule]
+    assert [f for f in findings(run, tmp_path, good, kind=kind, context=context) if f[0] == rule] == []
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_every_rule_is_explained(run, rule):
+    r = RULES[rule]
+    assert r.severity in ("error", "warning", "info")
+    assert len(r.summary) > 10 and len(r.fix) > 10 and len(r.explanation) > 40 and r.source
+    out = run("explain", rule).output
+    assert out.startswith(f"{rule} ({r.severity}, checks {r.applies_to})\n")
+
+
+def test_rules_json_lists_them_all(run):
+    listed = json.loads(run("rules", "--output", "json").output)
+    assert [r["id"] for r in listed] == sorted(RULES)
+    assert set(listed[0]) == {"id", "severity", "appliesTo", "summary", "fix", "explanation", "source"}
+
+
+def test_annotation_suppresses_a_workload_rule_only_with_a_reason(run, tmp_path):
+    bad = r(POD, ("nvidia.com/gpu: 1", "nvidia.com/gpu: 500m"))
+    with_reason = r(bad, ("  name: p\n", "  name: p\n  annotations:\n    gengpu.dev/suppress.gpu-quantity-not-integer: "
+                                         "\"vendor webhook rewrites it\"\n"))
+    assert [f for f in findings(run, tmp_path, with_reason) if f[0] == "gpu-quantity-not-integer"] == []
+    without = r(bad, ("  name: p\n", "  name: p\n  annotations:\n    gengpu.dev/suppress.gpu-quantity-not-integer: \"\"\n"))
+    got = findings(run, tmp_path, without)
+    assert ("gpu-quantity-not-integer", "16:27") in got
+    assert ("suppression-without-reason", "6:5") in got
+
+
+def test_profile_suppression_is_limited_to_its_pools(run, tmp_path):
+    text = edit(("failRequestsGreaterThanOne: true", "failRequestsGreaterThanOne: false"))
+    text = text.replace("  argocd:", SECOND_POOL + TS.replace("        failRequestsGreaterThanOne: true\n", "")
+                        + "  suppress:\n    - rule: shared-gpu-multi-request\n      reason: one GPU per pod here\n"
+                          "      pools: [pool]\n  argocd:")
+    got = [f for f in findings(run, tmp_path, text) if f[0] == "shared-gpu-multi-request"]
+    assert got == [("shared-gpu-multi-request", "29:15")]

@@ -1,0 +1,82 @@
+"""The capability tables: complete, consistent, and printed by `gengpu catalog`."""
+
+import json
+
+import pytest
+
+from gengpu import catalog
+
+REQUIRED = ["T4", "V100-16GB", "V100-32GB", "P100", "A10", "A10G", "L4", "L40S", "A30-24GB", "A100-40GB",
+            "A100-80GB", "H100-80GB", "H100-94GB", "H200-141GB", "GH200", "B200-180GB", "GB200", "RTX-PRO-6000"]
+
+
+def test_every_required_gpu_is_there():
+    assert [g for g in REQUIRED if g not in catalog.gpus()] == []
+
+
+@pytest.mark.parametrize("gpu", REQUIRED)
+def test_ids_and_aliases_resolve_case_insensitively(gpu):
+    assert catalog.resolve_gpu(gpu.lower()) == gpu
+    assert catalog.resolve_gpu(gpu.upper()) == gpu
+    for alias in catalog.gpus()[gpu].get("aliases", []):
+        assert catalog.resolve_gpu(alias) == gpu
+        assert catalog.resolve_gpu(alias.swapcase()) == gpu
+
+
+def test_no_alias_names_two_gpus():
+    seen = {}
+    for gpu_id, gpu in catalog.gpus().items():
+        for name in [gpu_id, *gpu.get("aliases", [])]:
+            assert seen.setdefault(name.lower(), gpu_id) == gpu_id, name
+
+
+def test_cloud_tables_name_known_gpus():
+    clouds = catalog.clouds()
+    named = [f["gpu"] for f in clouds["eks"]["families"].values()]
+    named += [m["gpu"] for m in clouds["gke"]["machineTypes"].values()]
+    named += list(clouds["gke"]["accelerators"]) + clouds["gke"]["attachable"]["gpus"]
+    named += [v["gpu"] for v in clouds["aks"]["vmSizes"].values()]
+    assert sorted({g for g in named if g not in catalog.gpus()}) == []
+    accelerators = set(clouds["gke"]["accelerators"].values()) | {
+        m["accelerator"] for m in clouds["gke"]["machineTypes"].values() if "accelerator" in m}
+    assert sorted(set(clouds["gke"]["autopilot"]["allowedCounts"]) - accelerators) == []
+
+
+def test_instance_types():
+    assert catalog.instance_type("eks", "p4d.24xlarge") == {"gpu": "A100-40GB", "gpus": 8, "arch": "amd64"}
+    assert catalog.instance_type("eks", "g5") == {"gpu": "A10G", "family": True, "counts": [1, 4, 8], "arch": "amd64"}
+    assert catalog.instance_type("eks", "g5.3xlarge") is None
+    assert catalog.instance_type("aks", "Standard_NV6ads_A10_v5") == {"gpu": "A10", "gpus": 1, "fraction": "1/6"}
+    assert catalog.instance_type("gke", "a3-highgpu-1g") == {"gpu": "H100-80GB", "gpus": 1, "spotOnly": True}
+    assert catalog.instance_type("gke", "n1-standard-8")["attachable"] == ["T4", "V100-16GB", "P100"]
+
+
+def test_software_tables():
+    releases = catalog.operator()["releases"]
+    assert catalog.operator()["default"] in releases
+    assert releases["v26.7.0"]["devicePlugin"] == "v0.20.0"
+    assert catalog.software()["cuda"] == {"11": "450.80.02", "12": "525.60.13", "13": "580.65.06"}
+
+
+def test_catalog_gpus_cli(run):
+    out = run("catalog", "gpus").output.splitlines()
+    assert out[0].split() == ["id", "architecture", "cc", "memory", "MIG", "MPS", "clients", "aliases"]
+    assert len(out) == 2 + len(catalog.gpus())
+    detail = run("catalog", "gpus", "nvidia-tesla-t4").output
+    assert detail.splitlines()[0] == "T4 (turing, compute capability 7.5, 16 GB)"
+    assert "MIG: not supported" in detail
+    data = json.loads(run("catalog", "gpus", "A30", "--output", "json").output)
+    assert data["A30-24GB"]["mig"]["profiles"]["4g.24gb"] == {"compute": 4, "memory": 4, "max": 1, "starts": [0]}
+    unknown = run("catalog", "gpus", "X1")
+    assert unknown.exit_code == 2 and unknown.output.startswith("gengpu: error: unknown GPU 'X1'; known: T4, ")
+
+
+def test_catalog_clouds_and_operator_cli(run):
+    aks = run("catalog", "clouds", "aks").output
+    assert aks.startswith("aks: Azure Kubernetes Service - ships driver, toolkit\n")
+    assert "Standard_NV6ads_A10_v5" in aks and "1/6 of 1" in aks
+    autopilot = json.loads(run("catalog", "clouds", "gke-autopilot", "--output", "json").output)
+    assert ["nvidia-tesla-t4", "", "1, 2, 4", ""] in autopilot["gke-autopilot"]["instances"]
+    op = run("catalog", "operator", "v26.7.0").output.splitlines()
+    assert op[2].split()[:6] == ["v26.7.0", "595.91.07", "v1.20.0", "v0.20.0", "v0.15.0", "4.6.0-4.8.3"]
+    assert run("catalog", "operator", "v1.0.0").exit_code == 2

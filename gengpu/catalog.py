@@ -74,10 +74,10 @@ def instance_type(platform: str, name: str) -> dict | None:
             return None
         if not size:
             return {"gpu": spec["gpu"], "family": True, "counts": sorted(set(spec["sizes"].values())),
-                    "arch": spec["arch"]}
+                    "arch": spec["arch"], "gpuName": spec["gpuName"]}
         if size not in spec["sizes"]:
             return None
-        return {"gpu": spec["gpu"], "gpus": spec["sizes"][size], "arch": spec["arch"]}
+        return {"gpu": spec["gpu"], "gpus": spec["sizes"][size], "arch": spec["arch"], "gpuName": spec["gpuName"]}
     if platform in ("gke", "gke-autopilot"):
         gke = table["gke"]
         if name in gke["machineTypes"]:

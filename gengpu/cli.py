@@ -352,3 +352,26 @@ def mig_layouts(model, fmt):
     for layout in layouts:
         click.echo("  ".join(f"{p}={c}" for p, c in layout.items()))
     click.echo(f"\n{len(layouts)} maximal layouts for {gpu_id}.")
+
+
+@main.group(name="import")
+def import_():
+    """Turn existing manifests into profile parts."""
+
+
+@import_.command("karpenter-provisioner")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@_guarded
+def import_karpenter_provisioner(file):
+    """Print a node pool (and zones) for spec of a profile, from a karpenter.sh/v1alpha5 Provisioner.
+
+    Paste `zones` under spec and the entry of `nodePools` into spec.nodePools.
+    What has no place in a profile is listed as comments, never dropped silently.
+    """
+    from gengpu import importing
+    from gengpu.compiling.yamltext import dump
+
+    result, notes = importing.karpenter_provisioner(file)
+    head = [f"# Imported by gengpu from {file} (karpenter.sh/v1alpha5 Provisioner)."]
+    head += [f"# not imported: {n}" for n in notes]
+    click.echo("\n".join(head) + "\n" + dump(result), nl=False)

@@ -54,6 +54,10 @@ class NodePool:
     limits: dict
     sharing: Sharing
     cuda_version: str | None = None
+    consolidation_policy: str = "WhenEmpty"
+    consolidate_after: str = "5m"
+    weight: int | None = None
+    verify: bool = False
 
     @property
     def gpu_ids(self) -> tuple[str | None, ...]:
@@ -89,6 +93,15 @@ class ArgoCD:
 
 
 @dataclass(frozen=True)
+class Monitoring:
+    mode: str = "service-monitor"
+    namespace: str = "monitoring"
+    interval: str = "15s"
+    scrape_timeout: str = "10s"
+    labels: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Suppression:
     index: int
     rule: str
@@ -106,10 +119,22 @@ class Profile:
     kubernetes_version: str
     operator: Operator
     node_pools: tuple[NodePool, ...]
-    monitoring: str
+    monitoring_config: Monitoring
     argocd: ArgoCD
     source: str = field(default="", compare=False)  # profile path as shown in headers
     suppressions: tuple[Suppression, ...] = ()
+    eks: dict = field(default_factory=dict)
+    aks: dict = field(default_factory=dict)
+    gke: dict = field(default_factory=dict)
+
+    @property
+    def monitoring(self) -> str:
+        return self.monitoring_config.mode
+
+    @property
+    def cluster_name(self) -> str:
+        section = self.eks if self.platform == "eks" else self.aks if self.platform == "aks" else {}
+        return section.get("clusterName", self.name)
 
     @property
     def overlay_path(self) -> str:
@@ -158,6 +183,10 @@ def _pool(index: int, data: dict) -> NodePool:
         limits=dict(data.get("limits", {})),
         sharing=_sharing(data.get("sharing")),
         cuda_version=data.get("cudaVersion"),
+        consolidation_policy=data.get("consolidationPolicy", "WhenEmpty"),
+        consolidate_after=data.get("consolidateAfter", "5m"),
+        weight=data.get("weight"),
+        verify=data.get("verify", False),
     )
 
 
@@ -166,6 +195,7 @@ def build_profile(data: dict, source: str) -> Profile:
     op = spec.get("operator", {})
     argo = spec["argocd"]
     dest = argo.get("destination", {})
+    mon = spec.get("monitoring", {})
     return Profile(
         name=data["metadata"]["name"],
         description=data["metadata"].get("description", ""),
@@ -182,7 +212,13 @@ def build_profile(data: dict, source: str) -> Profile:
             driver_version=op.get("driverVersion"),
         ),
         node_pools=tuple(_pool(i, p) for i, p in enumerate(spec["nodePools"])),
-        monitoring=spec.get("monitoring", {}).get("mode", "service-monitor"),
+        monitoring_config=Monitoring(
+            mode=mon.get("mode", "service-monitor"),
+            namespace=mon.get("namespace", "monitoring"),
+            interval=mon.get("interval", "15s"),
+            scrape_timeout=mon.get("scrapeTimeout", "10s"),
+            labels=dict(mon.get("serviceMonitorLabels", {})),
+        ),
         argocd=ArgoCD(
             repo_url=argo["repoURL"],
             revision=argo.get("revision", "HEAD"),
@@ -196,4 +232,7 @@ def build_profile(data: dict, source: str) -> Profile:
         suppressions=tuple(
             Suppression(i, s["rule"], s.get("reason", "").strip(), tuple(s.get("pools", [])))
             for i, s in enumerate(spec.get("suppress", []))),
+        eks=dict(spec.get("eks", {})),
+        aks=dict(spec.get("aks", {})),
+        gke=dict(spec.get("gke", {})),
     )

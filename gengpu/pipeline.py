@@ -134,8 +134,11 @@ def _overlay_profile(overlay: Path) -> Path | None:
     if not first.startswith(HEADER_MARK):
         return None
     source = first[len(HEADER_MARK):].rstrip(".")
-    path = overlay.parent.parent / source
-    return path if path.is_file() else None
+    # The source is relative to the repository root: walk up from the (possibly nested) kustomization.
+    for ancestor in overlay.resolve().parents:
+        if (ancestor / source).is_file():
+            return ancestor / source
+    return None
 
 
 def _context(profile_path: Path | None):
@@ -199,8 +202,10 @@ def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx) -> list[F
     ctx = ctx or _context(_overlay_profile(overlay))
     docs = []
     for path in sorted(overlay.rglob("*.y*ml")):
-        if path.name.startswith("kustomization") or path.name == operator_app.VALUES_FILE:
-            continue
+        rel = path.relative_to(overlay).parts
+        if path.name.startswith("kustomization") or path.name == operator_app.VALUES_FILE or \
+                rel[0] == "verify" or path.name == "gke-autoprovisioning.yaml":
+            continue  # verify folders are kustomizations of their own, checked on their own
         loaded, errors = load_file(path, display(path))
         findings += errors
         docs += loaded
@@ -222,7 +227,9 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
             raise UsageError(f"--profile {profile} has errors; run `gengpu validate {profile}` first")
     targets = [Path(p) for p in paths]
     if not targets:
-        targets = [*profile_files([]), *sorted(p for p in Path(DEFAULT_OVERLAYS).glob("*") if render.is_overlay(p))]
+        overlays = sorted(p for p in Path(DEFAULT_OVERLAYS).glob("*") if render.is_overlay(p))
+        verify = sorted(p for o in overlays for p in (o / "verify").glob("*") if render.is_overlay(p))
+        targets = [*profile_files([]), *overlays, *verify]
     findings: list[Finding] = []
     files: list[Path] = []
     for target in targets:

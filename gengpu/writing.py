@@ -8,6 +8,7 @@ carried over when the folder is swapped.
 from __future__ import annotations
 
 import difflib
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from gengpu.compiling.yamltext import is_generated
 class OverlayPlan:
     name: str
     folder: Path
-    desired: dict[str, str]
+    desired: dict[str, str]  # relative path (posix) -> text
     missing: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
@@ -37,23 +38,36 @@ def _read(path: Path) -> str | None:
         return None
 
 
+def _files(folder: Path) -> dict[str, Path]:
+    if not folder.is_dir():
+        return {}
+    return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def plan_overlay(root: Path, name: str, desired: dict[str, str]) -> OverlayPlan:
     folder = root / name
     plan = OverlayPlan(name, folder, desired)
-    existing = {p.name: p for p in folder.iterdir() if p.is_file()} if folder.is_dir() else {}
-    for fname, text in desired.items():
-        if fname not in existing:
-            plan.missing.append(fname)
+    existing = _files(folder)
+    for rel, text in desired.items():
+        if rel not in existing:
+            # A user's file in the way of a generated folder is a conflict too.
+            blocked = any(parent in existing for parent in _parents(rel))
+            (plan.conflicts if blocked else plan.missing).append(rel)
             continue
-        current = _read(existing[fname])
+        current = _read(existing[rel])
         if current is None or not is_generated(current):
-            plan.conflicts.append(fname)
+            plan.conflicts.append(rel)
         elif current != text:
-            plan.stale.append(fname)
-    for fname, path in sorted(existing.items()):
-        if fname not in desired and is_generated(_read(path) or ""):
-            plan.extra.append(fname)
+            plan.stale.append(rel)
+    for rel, path in existing.items():
+        if rel not in desired and is_generated(_read(path) or ""):
+            plan.extra.append(rel)
     return plan
+
+
+def _parents(rel: str) -> list[str]:
+    parts = rel.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def plan_orphan(root: Path, name: str) -> OverlayPlan:
@@ -63,15 +77,14 @@ def plan_orphan(root: Path, name: str) -> OverlayPlan:
 
 def diff(plan: OverlayPlan, display_root: str) -> str:
     chunks = []
-    for fname in sorted(plan.missing + plan.stale + plan.extra):
-        path = plan.folder / fname
-        old = (_read(path) or "") if fname not in plan.missing else ""
-        new = plan.desired.get(fname, "")
-        label = f"{display_root}/{plan.name}/{fname}"
+    for rel in sorted(plan.missing + plan.stale + plan.extra):
+        old = (_read(plan.folder / rel) or "") if rel not in plan.missing else ""
+        new = plan.desired.get(rel, "")
+        label = f"{display_root}/{plan.name}/{rel}"
         chunks.extend(difflib.unified_diff(
             old.splitlines(keepends=True), new.splitlines(keepends=True),
-            fromfile=f"a/{label}" if fname not in plan.missing else "/dev/null",
-            tofile=f"b/{label}" if fname in plan.desired else "/dev/null"))
+            fromfile=f"a/{label}" if rel not in plan.missing else "/dev/null",
+            tofile=f"b/{label}" if rel in plan.desired else "/dev/null"))
     return "".join(chunks)
 
 
@@ -87,23 +100,27 @@ def apply(plan: OverlayPlan) -> None:
         if leftover.exists():
             shutil.rmtree(leftover)
     new.mkdir()
+    kept = 0
     try:
-        if plan.folder.is_dir():
-            for entry in plan.folder.iterdir():
-                if entry.name in plan.desired or entry.name in plan.extra:
-                    continue
-                if entry.is_dir():
-                    shutil.copytree(entry, new / entry.name, symlinks=True)
-                else:
-                    shutil.copy2(entry, new / entry.name, follow_symlinks=False)
-        for fname, text in plan.desired.items():
-            (new / fname).write_text(text, encoding="utf-8")
+        for rel, path in _files(plan.folder).items():
+            if rel in plan.desired or rel in plan.extra:
+                continue
+            target = new / rel  # the user's file, carried over as it is
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target, follow_symlinks=False)
+            kept += 1
+        for rel, text in plan.desired.items():
+            target = new / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            if text.startswith("#!"):
+                os.chmod(target, 0o755)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)
         raise
-    if not plan.desired and not any(new.iterdir()):
+    if not plan.desired and not kept:
         # An orphan overlay with nothing of the user's left: remove it.
-        new.rmdir()
+        shutil.rmtree(new)
         plan.folder.rename(old)
         shutil.rmtree(old)
         return

@@ -117,7 +117,9 @@ def test_a_failed_build_leaves_every_overlay_intact(repo, run):
     before = snapshot(repo / "overlays")
     result = run("build")
     assert result.exit_code == 1
-    assert "profiles/eks-h100-mig.yaml:26:13: error mig-layout-invalid nodePools[0].sharing.mig.layout: 3 x 3g.40gb exceeds the maximum of 2 on H100-80GB" in result.output
+    line = bad.read_text().splitlines().index("            3g.40gb: 3") + 1
+    assert (f"profiles/eks-h100-mig.yaml:{line}:13: error mig-layout-invalid nodePools[0].sharing.mig.layout: "
+            "3 x 3g.40gb exceeds the maximum of 2 on H100-80GB") in result.output
     assert "no overlay was written" in result.output
     assert snapshot(repo / "overlays") == before
     assert not any(p.name.startswith(".") for p in (repo / "overlays").iterdir())

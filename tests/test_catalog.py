@@ -43,8 +43,10 @@ def test_cloud_tables_name_known_gpus():
 
 
 def test_instance_types():
-    assert catalog.instance_type("eks", "p4d.24xlarge") == {"gpu": "A100-40GB", "gpus": 8, "arch": "amd64"}
-    assert catalog.instance_type("eks", "g5") == {"gpu": "A10G", "family": True, "counts": [1, 4, 8], "arch": "amd64"}
+    assert catalog.instance_type("eks", "p4d.24xlarge") == {"gpu": "A100-40GB", "gpus": 8, "arch": "amd64",
+                                                            "gpuName": "a100"}
+    assert catalog.instance_type("eks", "g5") == {"gpu": "A10G", "family": True, "counts": [1, 4, 8], "arch": "amd64",
+                                                  "gpuName": "a10g"}
     assert catalog.instance_type("eks", "g5.3xlarge") is None
     assert catalog.instance_type("aks", "Standard_NV6ads_A10_v5") == {"gpu": "A10", "gpus": 1, "fraction": "1/6"}
     assert catalog.instance_type("gke", "a3-highgpu-1g") == {"gpu": "H100-80GB", "gpus": 1, "spotOnly": True}

@@ -107,12 +107,19 @@ def test_gke_standard_uses_googles_driver_paths():
 
 
 def test_gke_autopilot_has_no_operator():
-    assert sorted(p.name for p in (OVERLAYS / "gke-autopilot-l4").iterdir()) == ["kustomization.yaml"]
+    files = sorted(p.relative_to(OVERLAYS / "gke-autopilot-l4").as_posix()
+                   for p in (OVERLAYS / "gke-autopilot-l4").rglob("*") if p.is_file())
+    assert files == ["components/l4/cronjob.yaml", "components/l4/kustomization.yaml", "components/l4/placement.yaml",
+                     "components/l4/pod-template.yaml", "kustomization.yaml"]
     assert load("gke-autopilot-l4", "kustomization.yaml")["resources"] == []
 
 
-@pytest.mark.parametrize("path", sorted(OVERLAYS.glob("*/*.yaml")), ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", sorted(p for p in OVERLAYS.rglob("*") if p.is_file()),
+                         ids=lambda p: p.relative_to(OVERLAYS).as_posix())
 def test_every_generated_file_has_the_header(path):
     text = path.read_text()
-    profile = path.parent.name
+    profile = path.relative_to(OVERLAYS).parts[0]
+    if path.suffix == ".sh":
+        assert text.startswith("#!/usr/bin/env bash\n")
+        text = text.partition("\n")[2]
     assert text.startswith(f"{HEADER_MARK}profiles/{profile}.yaml.\n# Do not edit:")

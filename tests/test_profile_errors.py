@@ -102,7 +102,7 @@ def test_fix_hints_are_specific(tmp_path, run):
     result = run("validate", "typo.yaml", "unquoted.yaml", "--output", "json", cwd=tmp_path)
     report = json.loads(result.output)
     fixes = {f["file"]: f["fix"] for f in report["findings"]}
-    assert fixes["typo.yaml"].startswith("remove it or fix its spelling; allowed here: capacityTypes, cudaVersion, gpu, gpusPerNode")
+    assert fixes["typo.yaml"].startswith("remove it or fix its spelling; allowed here: capacityTypes, consolidateAfter, consolidationPolicy, cudaVersion, gpu, gpusPerNode")
     assert fixes["unquoted.yaml"] == 'quote the value: "1.33"'
     assert report["summary"] == {"error": 2, "warning": 0, "info": 0}
 

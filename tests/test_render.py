@@ -13,10 +13,11 @@ from gengpu.schemas_dir import schemas_path
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / "bin"
-OVERLAYS = sorted(p for p in (REPO / "overlays").iterdir() if p.is_dir())
+OVERLAYS = sorted(p.parent for p in (REPO / "overlays").glob("*/kustomization.yaml")) + \
+    sorted(p.parent for p in (REPO / "overlays").glob("*/verify/*/kustomization.yaml"))
 
 
-@pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
+@pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.relative_to(REPO / "overlays").as_posix())
 def test_committed_overlay_passes_kubeconform_strict_with_nothing_skipped(overlay):
     rendered = subprocess.run([BIN / "kustomize", "build", overlay], capture_output=True, text=True, check=True)
     k8s = k8s_schemas.schema_dir("1.33")
@@ -24,7 +25,8 @@ def test_committed_overlay_passes_kubeconform_strict_with_nothing_skipped(overla
         [BIN / "kubeconform", "-kubernetes-version", "1.33.0", "-strict", "-summary", "-output", "json",
          "-schema-location", f"{k8s.parent}/{{{{ .NormalizedKubernetesVersion }}}}-local{{{{ .StrictSuffix }}}}/"
                              "{{ .ResourceKind }}{{ .KindSuffix }}.json",
-         "-schema-location", f"{schemas_path()}/crds/{{{{ .ResourceKind }}}}{{{{ .KindSuffix }}}}.json", "-"],
+         "-schema-location", f"{schemas_path()}/crds/{{{{ .ResourceKind }}}}{{{{ .KindSuffix }}}}.json",
+         "-schema-location", f"{schemas_path()}/documented/{{{{ .ResourceKind }}}}{{{{ .KindSuffix }}}}.json", "-"],
         input=rendered.stdout, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout
     summary = json.loads(proc.stdout)["summary"]

@@ -297,6 +297,41 @@ DOC_CASES = {
                              CM + NODEPOOL),
 }
 
+PRIVILEGED = r(POD, ("      image: cuda\n", "      image: cuda\n      securityContext:\n        privileged: true\n"))
+PLACED_NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: pool
+spec:
+  template:
+    metadata:
+      labels:
+        gengpu.dev/pool: pool
+    spec:
+      taints:
+        - key: nvidia.com/gpu
+          effect: NoSchedule
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: any
+  annotations:
+    gengpu.dev/pool: pool
+spec:
+  template:
+    spec:
+      tolerations:
+        - key: nvidia.com/gpu
+          operator: Exists
+          effect: NoSchedule
+"""
+DOC_CASES["autopilot-privileged-workload"] = (None, edit(*AUTOPILOT), PRIVILEGED, "13:21", POD)
+DOC_CASES["placement-taints-mismatch"] = (None, False, r(PLACED_NODEPOOL, ("key: nvidia.com/gpu\n          operator",
+                                                                           "key: gpu\n          operator")),
+                                          "24:7", PLACED_NODEPOOL)
+
 STRUCTURAL = {"yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
               "kustomize-build", "kubeconform", "kubeconform-no-schema", "not-generated-file", "not-recognized"}
 
@@ -307,7 +342,7 @@ def findings(run, tmp_path, text, name="case.yaml", kind=None, context=False):
     if kind:
         args += ["--kind", kind]
     if context:
-        (tmp_path / "cluster.yaml").write_text(BASE)
+        (tmp_path / "cluster.yaml").write_text(context if isinstance(context, str) else BASE)
         args += ["--profile", "cluster.yaml"]
     result = run(*args, cwd=tmp_path)
     assert result.exit_code in (0, 1), result.output

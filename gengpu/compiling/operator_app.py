@@ -11,13 +11,8 @@ from __future__ import annotations
 import copy
 
 from gengpu import catalog
-from gengpu.compiling.sharing import (
-    DEFAULT_KEY,
-    DEVICE_PLUGIN_CONFIGMAP,
-    MIG_PARTED_CONFIGMAP,
-    cluster_mig_strategy,
-    mig_pools,
-)
+from gengpu.cluster import mig_strategy
+from gengpu.compiling.sharing import DEFAULT_KEY, DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, mig_pools
 from gengpu.model import Profile
 
 VALUES_FILE = "gpu-operator-values.yaml"
@@ -63,7 +58,7 @@ def helm_values(profile: Profile) -> dict:
     _merge(values, platform["operatorValues"])
     if not profile.owns("toolkit"):
         values["toolkit"] = {"enabled": False}
-    values["mig"] = {"strategy": cluster_mig_strategy(profile)}
+    values["mig"] = {"strategy": mig_strategy(profile)}
     values["devicePlugin"] = {
         "config": {"create": False, "name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_KEY},
     }
@@ -75,9 +70,12 @@ def helm_values(profile: Profile) -> dict:
         }
     values["daemonsets"] = {"tolerations": tolerations}
     values["node-feature-discovery"] = {"worker": {"tolerations": _NFD_BASE_TOLERATIONS + tolerations}}
-    values["dcgmExporter"] = {
-        "serviceMonitor": {"enabled": profile.monitoring == "service-monitor", "honorLabels": True},
-    }
+    if profile.monitoring == "gke-managed":
+        # GKE's managed DCGM runs its own exporter; two would compete for the GPUs' profiling counters.
+        values["dcgmExporter"] = {"enabled": False}
+    else:
+        # gengpu writes the ServiceMonitor or scrape job itself (monitoring.yaml), validated and with honorLabels.
+        values["dcgmExporter"] = {"enabled": True, "serviceMonitor": {"enabled": False}}
     return values
 
 

@@ -1,22 +1,25 @@
-"""Assemble an overlay: file name -> text, every file with the gengpu header."""
+"""Assemble an overlay: relative path -> text, every file with the gengpu header."""
 
 from __future__ import annotations
 
-from gengpu.compiling import operator_app, sharing
-from gengpu.compiling.yamltext import dump, header
+from gengpu.compiling import monitoring, operator_app, placement, provisioning, sharing, verify
+from gengpu.compiling.yamltext import dump, dump_all, header
 from gengpu.model import Profile
 
 KUSTOMIZATION = "kustomization.yaml"
 # Tells `gengpu validate` which Kubernetes schemas the rendered overlay is checked against.
 VERSION_ANNOTATION = "gengpu.dev/kubernetes-version"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gengpu"}
+SYNC_WAVE = operator_app.SYNC_WAVE
+# Custom resources whose CRDs may arrive in the same sync (Karpenter, Prometheus Operator, GKE).
+SKIP_DRY_RUN = {"argocd.argoproj.io/sync-options": "SkipDryRunOnMissingResource=true"}
 
 
 def _configmap(name: str, namespace: str, data: dict) -> dict:
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": {"name": name, "namespace": namespace, "annotations": {operator_app.SYNC_WAVE: "-1"}},
+        "metadata": {"name": name, "namespace": namespace, "annotations": {SYNC_WAVE: "-1"}},
         "data": data,
     }
 
@@ -29,7 +32,7 @@ def _namespace(name: str) -> dict:
             "name": name,
             # Operator operands are privileged DaemonSets (driver, toolkit, device plugin, dcgm-exporter).
             "labels": {"pod-security.kubernetes.io/enforce": "privileged"},
-            "annotations": {operator_app.SYNC_WAVE: "-1"},
+            "annotations": {SYNC_WAVE: "-1"},
         },
     }
 
@@ -39,7 +42,7 @@ def _gke_quota(namespace: str) -> dict:
     return {
         "apiVersion": "v1",
         "kind": "ResourceQuota",
-        "metadata": {"name": "gpu-operator-quota", "namespace": namespace, "annotations": {operator_app.SYNC_WAVE: "-1"}},
+        "metadata": {"name": "gpu-operator-quota", "namespace": namespace, "annotations": {SYNC_WAVE: "-1"}},
         "spec": {
             "hard": {"pods": "100"},
             "scopeSelector": {"matchExpressions": [{
@@ -51,21 +54,43 @@ def _gke_quota(namespace: str) -> dict:
     }
 
 
+def _annotate(docs: list[dict], wave: str) -> list[dict]:
+    for doc in docs:
+        annotations = doc["metadata"].setdefault("annotations", {})
+        annotations[SYNC_WAVE] = wave
+        if "/" in doc["apiVersion"] and doc["apiVersion"].split("/")[0] not in ("apps", "batch"):
+            annotations.update(SKIP_DRY_RUN)
+    return docs
+
+
+def _text(top: str, docs) -> str:
+    if isinstance(docs, str):  # a script: the #! line stays first
+        shebang, _, rest = docs.partition("\n")
+        return f"{shebang}\n{top}{rest}"
+    if isinstance(docs, list):
+        return top + (dump(docs[0]) if len(docs) == 1 else dump_all(docs))
+    return top + dump(docs)
+
+
 def compile_overlay(profile: Profile) -> dict[str, str]:
     top = header(profile.source)
-    docs: dict[str, dict] = {}
+    resources: dict[str, object] = {}
     ns = profile.operator.namespace
     if profile.operator.enabled:
-        docs["namespace.yaml"] = _namespace(ns)
+        resources["namespace.yaml"] = _namespace(ns)
         if profile.platform == "gke":
-            docs["resource-quota.yaml"] = _gke_quota(ns)
+            resources["resource-quota.yaml"] = _gke_quota(ns)
         configs = sharing.device_plugin_configs(profile)
-        docs["device-plugin-config.yaml"] = _configmap(
+        resources["device-plugin-config.yaml"] = _configmap(
             sharing.DEVICE_PLUGIN_CONFIGMAP, ns, {key: dump(cfg) for key, cfg in configs.items()})
         if sharing.mig_pools(profile):
-            docs["mig-parted-config.yaml"] = _configmap(
+            resources["mig-parted-config.yaml"] = _configmap(
                 sharing.MIG_PARTED_CONFIGMAP, ns, {"config.yaml": dump(sharing.mig_parted_config(profile))})
-        docs["gpu-operator.yaml"] = operator_app.application(profile)
+        resources["gpu-operator.yaml"] = operator_app.application(profile)
+    for fname, docs in provisioning.kubernetes_objects(profile).items():
+        resources[fname] = _annotate(docs, "1")
+    for fname, docs in monitoring.kubernetes_objects(profile).items():
+        resources[fname] = _annotate(docs, "1")
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
@@ -74,10 +99,17 @@ def compile_overlay(profile: Profile) -> dict[str, str]:
             "annotations": {VERSION_ANNOTATION: profile.kubernetes_version},
         },
         "labels": [{"pairs": MANAGED_BY, "includeSelectors": False}],
-        "resources": list(docs),
+        "resources": list(resources),
     }
-    files = {KUSTOMIZATION: top + dump(kustomization)}
-    files.update({name: top + dump(doc) for name, doc in docs.items()})
+    files = {KUSTOMIZATION: _text(top, kustomization)}
+    files.update({name: _text(top, docs) for name, docs in resources.items()})
     if profile.operator.enabled:
-        files[operator_app.VALUES_FILE] = top + dump(operator_app.helm_values(profile))
+        files[operator_app.VALUES_FILE] = _text(top, operator_app.helm_values(profile))
+    for name, content in provisioning.side_files(profile).items():
+        files[name] = _text(top, content)
+    for name, doc in placement.components(profile).items():
+        files[name] = _text(top, doc)
+    for pool in profile.node_pools:
+        if pool.verify:
+            files.update({name: _text(top, doc) for name, doc in verify.files(profile, pool).items()})
     return dict(sorted(files.items()))

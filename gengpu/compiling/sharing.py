@@ -10,19 +10,17 @@ MIG_PARTED_CONFIGMAP = "gengpu-mig-parted-config"
 DEFAULT_KEY = "default"
 
 
-cluster_mig_strategy = mig_strategy
 
 
 def mig_pools(profile: Profile) -> list[NodePool]:
     return [p for p in profile.node_pools if p.sharing.mode == "mig"]
 
 
-pool_layout = mig_layout
 
 
 def device_plugin_config(profile: Profile, pool: NodePool | None) -> dict:
     """One config file; pool None gives the safe default: no sharing."""
-    config = {"version": "v1", "flags": {"migStrategy": cluster_mig_strategy(profile)}}
+    config = {"version": "v1", "flags": {"migStrategy": mig_strategy(profile)}}
     if pool is None or pool.sharing.mode not in ("time-slicing", "mps"):
         return config
     s = pool.sharing
@@ -49,5 +47,5 @@ def device_plugin_configs(profile: Profile) -> dict[str, dict]:
 def mig_parted_config(profile: Profile) -> dict:
     configs = {"all-disabled": [{"devices": "all", "mig-enabled": False}]}
     for pool in mig_pools(profile):
-        configs[pool.name] = [{"devices": "all", "mig-enabled": True, "mig-devices": pool_layout(pool)}]
+        configs[pool.name] = [{"devices": "all", "mig-enabled": True, "mig-devices": mig_layout(pool)}]
     return {"version": "v1", "mig-configs": configs}

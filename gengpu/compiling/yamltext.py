@@ -12,6 +12,9 @@ def header(source: str) -> str:
 
 
 def is_generated(text: str) -> bool:
+    """gengpu's header opens the file, or follows a script's #! line."""
+    if text.startswith("#!"):
+        text = text.partition("\n")[2]
     return text.startswith(HEADER_MARK)
 
 

@@ -100,6 +100,7 @@ def kubeconform_check(manifests: str, overlay: Path, display: str, kubernetes_ve
         "-schema-location", str(k8s.parent / "{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}"
                                 / "{{ .ResourceKind }}{{ .KindSuffix }}.json"),
         "-schema-location", str(crds / "{{ .ResourceKind }}{{ .KindSuffix }}.json"),
+        "-schema-location", str(schemas_path() / "documented" / "{{ .ResourceKind }}{{ .KindSuffix }}.json"),
         "-",
     ]
     proc = subprocess.run(cmd, input=manifests, capture_output=True, text=True, timeout=TIMEOUT)

@@ -1,0 +1,69 @@
+"""Facts about a pool's nodes that provisioning and placement share: labels, taints, GPU counts, names."""
+
+from __future__ import annotations
+
+import re
+
+from gengpu import catalog
+from gengpu.model import NodePool, Profile, Taint
+
+POOL_LABEL = "gengpu.dev/pool"
+DEVICE_PLUGIN_LABEL = "nvidia.com/device-plugin.config"
+MIG_LABEL = "nvidia.com/mig.config"
+GKE_OPT_OUT_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+# Taints the platform itself puts on spot nodes.
+SPOT_TAINTS = {
+    "aks": Taint("kubernetes.azure.com/scalesetpriority", "NoSchedule", "spot"),
+    "gke": Taint("cloud.google.com/gke-spot", "NoSchedule", "true"),
+}
+
+
+def node_labels(profile: Profile, pool: NodePool) -> dict:
+    """Labels every node of the pool carries, so configs and pods find it without manual labelling."""
+    labels = {POOL_LABEL: pool.name, DEVICE_PLUGIN_LABEL: pool.name}
+    if pool.sharing.mode == "mig" and profile.operator.enabled:
+        labels[MIG_LABEL] = pool.name
+    if profile.platform == "gke" and profile.operator.enabled:
+        labels[GKE_OPT_OUT_LABEL] = "true"
+    labels.update(pool.labels)
+    return dict(sorted(labels.items()))
+
+
+def spot_taints(profile: Profile, pool: NodePool) -> list[Taint]:
+    taint = SPOT_TAINTS.get(profile.platform)
+    return [taint] if taint and "spot" in pool.capacity_types else []
+
+
+def tolerations(profile: Profile, pool: NodePool) -> list[dict]:
+    return [t.toleration() for t in (*pool.taints, *spot_taints(profile, pool))]
+
+
+def taint_dicts(pool: NodePool) -> list[dict]:
+    return [{"key": t.key, **({"value": t.value} if t.value is not None else {}), "effect": t.effect}
+            for t in pool.taints]
+
+
+def gpu_counts(profile: Profile, pool: NodePool) -> list[int]:
+    """GPUs per node: declared, or every count the pool's instance types have."""
+    if pool.gpus_per_node:
+        return [pool.gpus_per_node]
+    counts = set()
+    for name in pool.instance_types:
+        spec = catalog.instance_type(profile.platform, name) or {}
+        counts.update(spec.get("counts") or ([spec["gpus"]] if "gpus" in spec else []))
+    return sorted(counts)
+
+
+def eks_split(pool: NodePool) -> tuple[list[str], list[str]]:
+    """EKS instanceTypes as (families, full instance types)."""
+    families = [t for t in pool.instance_types if "." not in t]
+    types = [t for t in pool.instance_types if "." in t]
+    return families, types
+
+
+def aks_pool_name(pool: NodePool) -> str:
+    """AKS node pool names: lowercase letters and digits, at most 12 characters, starting with a letter."""
+    name = re.sub(r"[^a-z0-9]", "", pool.name)
+    if not name or not name[0].isalpha():
+        name = "gpu" + name
+    return name[:12]

@@ -1,0 +1,279 @@
+"""Node provisioning per platform: Karpenter on EKS, node auto-provisioning on AKS and GKE, scripts for managed pools.
+
+Every node a pool creates carries the labels that select its device-plugin and
+MIG configs, so sharing follows new nodes with no manual labelling.
+"""
+
+from __future__ import annotations
+
+from gengpu import catalog
+from gengpu.cluster import mig_layout
+from gengpu.compiling import nodes
+from gengpu.model import NodePool, Profile
+
+DEFAULT_AMI_ALIAS = "al2023@v20260917"
+
+
+def _capacity(pool: NodePool) -> list[str]:
+    # Spot first: Karpenter and NAP prefer the cheaper capacity when both are allowed.
+    return sorted(pool.capacity_types, key=lambda c: c != "spot")
+
+
+def _limits(pool: NodePool) -> dict:
+    limits = {}
+    if "cpu" in pool.limits:
+        limits["cpu"] = str(pool.limits["cpu"])
+    if "memoryGiB" in pool.limits:
+        limits["memory"] = f"{pool.limits['memoryGiB']}Gi"
+    if "gpus" in pool.limits:
+        limits["nvidia.com/gpu"] = str(pool.limits["gpus"])
+    if "nodes" in pool.limits:
+        limits["nodes"] = str(pool.limits["nodes"])
+    return limits
+
+
+def _disruption(pool: NodePool) -> dict:
+    return {"consolidationPolicy": pool.consolidation_policy, "consolidateAfter": pool.consolidate_after}
+
+
+def _nodepool(name: str, labels: dict, class_ref: dict, requirements: list, pool: NodePool) -> dict:
+    spec = {
+        "template": {
+            "metadata": {"labels": labels},
+            "spec": {
+                "nodeClassRef": class_ref,
+                "requirements": requirements,
+                "expireAfter": "720h",
+            },
+        },
+        "disruption": _disruption(pool),
+    }
+    if pool.taints:
+        spec["template"]["spec"]["taints"] = nodes.taint_dicts(pool)
+    if _limits(pool):
+        spec["limits"] = _limits(pool)
+    if pool.weight:
+        spec["weight"] = pool.weight
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
+
+
+def _req(key: str, values) -> dict:
+    return {"key": key, "operator": "In", "values": [str(v) for v in values]}
+
+
+def shared_capacity(profile: Profile, pool: NodePool, gpus: int) -> dict:
+    """Extended resources one node of the pool really offers, once sharing or MIG applies."""
+    s = pool.sharing
+    if s.mode in ("time-slicing", "mps"):
+        name = "nvidia.com/gpu.shared" if s.rename_by_default else "nvidia.com/gpu"
+        return {name: str(gpus * s.replicas)}
+    if s.mode == "mig" and s.mig:
+        layout = mig_layout(pool)
+        if s.mig.strategy == "single":
+            return {"nvidia.com/gpu": str(gpus * sum(layout.values()))}
+        return {f"nvidia.com/mig-{p.replace('+', '.')}": str(gpus * c) for p, c in layout.items()}
+    return {}
+
+
+def eks_karpenter(profile: Profile, pool: NodePool) -> list[dict]:
+    eks = profile.eks
+    cluster = eks.get("clusterName", profile.name)
+    families, types = nodes.eks_split(pool)
+    requirements = []
+    if families:
+        requirements.append(_req("karpenter.k8s.aws/instance-family", families))
+    if types:
+        requirements.append(_req("node.kubernetes.io/instance-type", types))
+    gpu_names = sorted({(catalog.instance_type("eks", t) or {}).get("gpuName") for t in pool.instance_types} - {None})
+    if gpu_names:
+        requirements.append(_req("karpenter.k8s.aws/instance-gpu-name", gpu_names))
+    if pool.gpus_per_node:
+        requirements.append(_req("karpenter.k8s.aws/instance-gpu-count", [pool.gpus_per_node]))
+    requirements.append(_req("karpenter.sh/capacity-type", _capacity(pool)))
+    arches = sorted({(catalog.instance_type("eks", t) or {}).get("arch") for t in pool.instance_types} - {None})
+    requirements.append(_req("kubernetes.io/arch", arches or ["amd64"]))
+    if profile.zones:
+        requirements.append(_req("topology.kubernetes.io/zone", profile.zones))
+    nodepool = _nodepool(pool.name, nodes.node_labels(profile, pool),
+                         {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": pool.name}, requirements, pool)
+    discovery = [{"tags": {"karpenter.sh/discovery": cluster}}]
+    nodeclass = {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": pool.name},
+        "spec": {
+            # A pinned AL2023 alias: Karpenter gives GPU instances the NVIDIA variant (driver + toolkit).
+            "amiSelectorTerms": [{"alias": eks.get("amiAlias", DEFAULT_AMI_ALIAS)}],
+            "role": eks.get("nodeRole", f"KarpenterNodeRole-{cluster}"),
+            "subnetSelectorTerms": discovery,
+            "securityGroupSelectorTerms": discovery,
+            "blockDeviceMappings": [{
+                "deviceName": "/dev/xvda",
+                "ebs": {"volumeSize": f"{eks.get('volumeSizeGi', 100)}Gi", "volumeType": "gp3", "encrypted": True},
+            }],
+        },
+    }
+    docs = [nodepool, nodeclass]
+    for gpus in nodes.gpu_counts(profile, pool):
+        capacity = shared_capacity(profile, pool, gpus)
+        if not capacity:
+            continue
+        overlay_reqs = [r for r in requirements if r["key"] in (
+            "karpenter.k8s.aws/instance-family", "node.kubernetes.io/instance-type")]
+        overlay_reqs.append(_req("karpenter.k8s.aws/instance-gpu-count", [gpus]))
+        docs.append({
+            "apiVersion": "karpenter.sh/v1alpha1",
+            "kind": "NodeOverlay",
+            "metadata": {"name": f"{pool.name}-{gpus}gpu"},
+            "spec": {"requirements": overlay_reqs, "capacity": capacity, "weight": 10},
+        })
+    return docs
+
+
+def aks_node_auto_provisioning(profile: Profile, pool: NodePool) -> list[dict]:
+    aks = profile.aks
+    requirements = [
+        _req("karpenter.azure.com/sku-name", pool.instance_types),
+        _req("karpenter.sh/capacity-type", _capacity(pool)),
+    ]
+    if profile.zones:
+        requirements.append(_req("topology.kubernetes.io/zone", [f"{profile.region}-{z}" for z in profile.zones]))
+    nodepool = _nodepool(pool.name, nodes.node_labels(profile, pool),
+                         {"group": "karpenter.azure.com", "kind": "AKSNodeClass", "name": pool.name}, requirements, pool)
+    nodeclass = {
+        "apiVersion": "karpenter.azure.com/v1beta1",
+        "kind": "AKSNodeClass",
+        "metadata": {"name": pool.name},
+        "spec": {
+            "imageFamily": aks.get("imageFamily", "Ubuntu2204"),
+            # None leaves the driver to the GPU Operator; Driver lets AKS install it.
+            "gpu": {"mode": "None" if profile.owns("driver") else "Driver"},
+            "osDiskSizeGB": aks.get("osDiskSizeGB", 128),
+        },
+    }
+    return [nodepool, nodeclass]
+
+
+def aks_nodepool_script(profile: Profile, pool: NodePool) -> str:
+    aks = profile.aks
+    cluster = aks.get("clusterName", profile.name)
+    group = aks.get("resourceGroup", f"{cluster}-rg")
+    labels = " ".join(f"{k}={v}" for k, v in nodes.node_labels(profile, pool).items())
+    taints = ",".join(f"{t.key}={t.value or ''}:{t.effect}" if t.value is not None else f"{t.key}:{t.effect}"
+                      for t in pool.taints)
+    lines = [
+        "#!/usr/bin/env bash",
+        f"# Creates the AKS node pool for gengpu pool '{pool.name}'. Run once; VM size and taints",
+        "# cannot be changed later. Node labels select the pool's device-plugin (and MIG) config.",
+        "set -euo pipefail",
+        "az aks nodepool add \\",
+        f"  --resource-group {group} \\",
+        f"  --cluster-name {cluster} \\",
+        f"  --name {nodes.aks_pool_name(pool)} \\",
+        f"  --node-vm-size {pool.instance_types[0]} \\",
+        "  --node-count 1 \\",
+        "  --enable-cluster-autoscaler \\",
+        "  --min-count 0 \\",
+        f"  --max-count {pool.limits.get('nodes', 3)} \\",
+        f"  --labels {labels} \\",
+    ]
+    if taints:
+        lines.append(f"  --node-taints {taints} \\")
+    if profile.zones:
+        lines.append(f"  --zones {' '.join(profile.zones)} \\")
+    if "spot" in pool.capacity_types:
+        lines.append("  --priority Spot --eviction-policy Delete --spot-max-price -1 \\")
+    if profile.owns("driver"):
+        lines.append("  --gpu-driver none \\")  # the GPU Operator installs the driver
+    lines.append(f"  --os-sku {'AzureLinux' if aks.get('imageFamily') == 'AzureLinux' else 'Ubuntu'}")
+    return "\n".join(lines) + "\n"
+
+
+def gke_compute_class(profile: Profile, pool: NodePool) -> dict:
+    priorities = []
+    for machine in pool.instance_types:
+        spec = catalog.instance_type(profile.platform, machine) or {}
+        accelerator = catalog.gke_accelerator(pool.gpu_id, machine) if pool.gpu_id else None
+        count = pool.gpus_per_node or spec.get("gpus", 1)
+        for capacity in _capacity(pool):
+            entry = {"machineType": machine, "spot": capacity == "spot"}
+            if accelerator:
+                entry["gpu"] = {"type": accelerator, "count": count, "driverVersion": "default"}
+            priorities.append(entry)
+    config = {"nodeLabels": nodes.node_labels(profile, pool)}
+    if pool.taints:
+        config["taints"] = nodes.taint_dicts(pool)
+    return {
+        "apiVersion": "cloud.google.com/v1",
+        "kind": "ComputeClass",
+        "metadata": {"name": pool.name},
+        "spec": {
+            "description": f"gengpu pool {pool.name}: {', '.join(pool.gpus)}, {' then '.join(_capacity(pool))}",
+            "priorities": priorities,
+            "nodePoolAutoCreation": {"enabled": True},
+            "nodePoolConfig": config,
+            "whenUnsatisfiable": "DoNotScaleUp",
+        },
+    }
+
+
+def gke_autoprovisioning(profile: Profile) -> dict | None:
+    """The --autoprovisioning-config-file of `gcloud container clusters update`, with only its documented keys."""
+    conf = profile.gke.get("autoprovisioning")
+    nap_pools = [p for p in profile.node_pools if p.provisioner == "node-auto-provisioning"]
+    if conf is None and not nap_pools:
+        return None
+    conf = conf or {}
+    limits = []
+    for resource, key in (("cpu", "cpu"), ("memory", "memoryGb")):
+        if key in conf:
+            limits.append({"resourceType": resource, "minimum": conf[key].get("minimum", 0),
+                           "maximum": conf[key]["maximum"]})
+    gpus = {}
+    for model, maximum in (conf.get("gpus") or {}).items():
+        gpu_id = catalog.resolve_gpu(model)
+        accelerator = catalog.gke_accelerator(gpu_id) if gpu_id else None
+        gpus[accelerator or model] = maximum
+    for pool in nap_pools:
+        accelerator = catalog.gke_accelerator(pool.gpu_id, pool.instance_types[0]) if pool.gpu_id else None
+        if accelerator and accelerator not in gpus:
+            gpus[accelerator] = pool.limits.get("gpus", 0)
+    limits += [{"resourceType": acc, "minimum": 0, "maximum": maximum} for acc, maximum in gpus.items()]
+    out = {"resourceLimits": limits}
+    if profile.zones:
+        out["autoprovisioningLocations"] = list(profile.zones)
+    out["management"] = {"autoRepair": conf.get("autoRepair", True), "autoUpgrade": conf.get("autoUpgrade", True)}
+    out["shieldedInstanceConfig"] = {"enableSecureBoot": conf.get("secureBoot", True),
+                                     "enableIntegrityMonitoring": conf.get("integrityMonitoring", True)}
+    out["diskSizeGb"] = conf.get("diskSizeGb", 100)
+    for key in ("diskType", "imageType"):
+        if key in conf:
+            out[key] = conf[key]
+    return out
+
+
+def kubernetes_objects(profile: Profile) -> dict[str, list[dict]]:
+    """File name -> provisioning objects that go into the kustomization."""
+    files = {}
+    for pool in profile.node_pools:
+        if profile.platform == "eks" and pool.provisioner == "karpenter":
+            files[f"nodepool-{pool.name}.yaml"] = eks_karpenter(profile, pool)
+        elif profile.platform == "aks" and pool.provisioner == "node-auto-provisioning":
+            files[f"nodepool-{pool.name}.yaml"] = aks_node_auto_provisioning(profile, pool)
+        elif profile.platform == "gke" and pool.provisioner == "node-auto-provisioning":
+            files[f"computeclass-{pool.name}.yaml"] = [gke_compute_class(profile, pool)]
+    return files
+
+
+def side_files(profile: Profile) -> dict[str, object]:
+    """Files beside the overlay, outside the kustomization: scripts and cloud CLI configs."""
+    files: dict[str, object] = {}
+    if profile.platform == "aks":
+        for pool in profile.node_pools:
+            if pool.provisioner == "managed":
+                files[f"aks-nodepool-{pool.name}.sh"] = aks_nodepool_script(profile, pool)
+    if profile.platform == "gke":
+        nap = gke_autoprovisioning(profile)
+        if nap:
+            files["gke-autoprovisioning.yaml"] = nap
+    return files

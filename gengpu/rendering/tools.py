@@ -11,17 +11,17 @@ from pathlib import Path
 
 from gengpu.findings import UsageError
 
-ENV = {"kustomize": "GENGPU_KUSTOMIZE", "kubeconform": "GENGPU_KUBECONFORM"}
+ENV = {"kustomize": "GENGPU_KUSTOMIZE", "kubeconform": "GENGPU_KUBECONFORM", "promtool": "GENGPU_PROMTOOL"}
 
 
-def pinned() -> dict[str, tuple[str, str]]:
-    """name -> (Go package, version), from gengpu/data/tools.txt."""
+def pinned() -> dict[str, tuple[str, str, str | None]]:
+    """name -> (Go package, version, module folder or None), from gengpu/data/tools.txt."""
     out = {}
     text = resources.files("gengpu.data").joinpath("tools.txt").read_text(encoding="utf-8")
     for line in text.splitlines():
         if line.strip() and not line.startswith("#"):
-            name, package, version = line.split()
-            out[name] = (package, version)
+            name, package, version, *folder = line.split()
+            out[name] = (package, version, folder[0] if folder else None)
     return out
 
 
@@ -40,9 +40,10 @@ def _bin_dirs() -> list[Path]:
 
 
 def _install_hint(name: str) -> str:
-    package, version = pinned()[name]
-    return (f"run scripts/install-tools (builds {name} {version} into ./bin), or "
-            f"`GOBIN=$PWD/bin go install {package}@{version}`, or set {ENV[name]} to the binary")
+    package, version, folder = pinned()[name]
+    how = f"`GOBIN=$PWD/bin go install {package}@{version}`" if folder is None else \
+        f"`go build -o bin/{name} {package}` in {folder}"
+    return f"run scripts/install-tools (builds {name} {version} into ./bin), or {how}, or set {ENV[name]} to the binary"
 
 
 def find(name: str) -> Tool:

@@ -1,0 +1,311 @@
+"""Every platform end to end: provisioning, placement components, metrics, verification, import."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+OVERLAYS = REPO / "overlays"
+
+
+def docs(path):
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def by_kind(path, kind):
+    return [d for d in docs(path) if d["kind"] == kind]
+
+
+def req(nodepool):
+    return {r["key"]: r["values"] for r in nodepool["spec"]["template"]["spec"]["requirements"]}
+
+
+def test_eks_classic_spot_pool():
+    nodepool, = by_kind(OVERLAYS / "eks-spot-ondemand" / "nodepool-gpu.yaml", "NodePool")
+    assert req(nodepool) == {
+        "karpenter.k8s.aws/instance-family": ["p3", "p4d", "p5", "g4dn", "g5"],
+        "karpenter.k8s.aws/instance-gpu-name": ["a100", "a10g", "h100", "t4", "v100"],
+        "karpenter.sh/capacity-type": ["spot", "on-demand"],
+        "kubernetes.io/arch": ["amd64"],
+        "topology.kubernetes.io/zone": ["ap-south-1a", "ap-south-1b"],
+    }
+    spec = nodepool["spec"]
+    assert spec["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]
+    assert spec["template"]["metadata"]["labels"] == {"gengpu.dev/pool": "gpu", "nvidia.com/device-plugin.config": "gpu"}
+    assert spec["limits"] == {"cpu": "500"}
+    assert spec["disruption"] == {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s"}
+    assert spec["template"]["spec"]["nodeClassRef"] == {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                        "name": "gpu"}
+    nodeclass, = by_kind(OVERLAYS / "eks-spot-ondemand" / "nodepool-gpu.yaml", "EC2NodeClass")
+    assert nodeclass["spec"]["amiSelectorTerms"] == [{"alias": "al2023@v20260917"}]
+    assert nodeclass["spec"]["subnetSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": "eks-spot-ondemand"}}]
+    assert nodeclass["spec"]["role"] == "KarpenterNodeRole-eks-spot-ondemand"
+    # An exclusive pool needs no NodeOverlay: each GPU is one nvidia.com/gpu.
+    assert by_kind(OVERLAYS / "eks-spot-ondemand" / "nodepool-gpu.yaml", "NodeOverlay") == []
+
+
+def test_shared_and_mig_pools_tell_karpenter_their_real_capacity():
+    mps, = by_kind(OVERLAYS / "eks-l4-mps" / "nodepool-l4-mps.yaml", "NodeOverlay")
+    assert mps["apiVersion"] == "karpenter.sh/v1alpha1"
+    assert mps["spec"]["capacity"] == {"nvidia.com/gpu": "4"}
+    assert {r["key"]: r["values"] for r in mps["spec"]["requirements"]} == {
+        "node.kubernetes.io/instance-type": ["g6.xlarge", "g6.2xlarge"],
+        "karpenter.k8s.aws/instance-gpu-count": ["1"]}
+    mig, = by_kind(OVERLAYS / "eks-h100-mig" / "nodepool-h100-mig.yaml", "NodeOverlay")
+    assert mig["spec"]["capacity"] == {"nvidia.com/mig-3g.40gb": "8", "nvidia.com/mig-2g.20gb": "8",
+                                       "nvidia.com/mig-1g.10gb": "16"}
+    nodepool, = by_kind(OVERLAYS / "eks-h100-mig" / "nodepool-h100-mig.yaml", "NodePool")
+    assert nodepool["spec"]["template"]["metadata"]["labels"]["nvidia.com/mig.config"] == "h100-mig"
+
+
+def test_aks_managed_pool_script():
+    script = (OVERLAYS / "aks-t4-timeslicing" / "aks-nodepool-t4-shared.sh").read_text()
+    assert os.access(OVERLAYS / "aks-t4-timeslicing" / "aks-nodepool-t4-shared.sh", os.X_OK)
+    assert script.splitlines()[5:] == [
+        "set -euo pipefail",
+        "az aks nodepool add \\",
+        "  --resource-group aks-t4-timeslicing-rg \\",
+        "  --cluster-name aks-t4-timeslicing \\",
+        "  --name t4shared \\",
+        "  --node-vm-size Standard_NC4as_T4_v3 \\",
+        "  --node-count 1 \\",
+        "  --enable-cluster-autoscaler \\",
+        "  --min-count 0 \\",
+        "  --max-count 3 \\",
+        "  --labels gengpu.dev/pool=t4-shared nvidia.com/device-plugin.config=t4-shared \\",
+        "  --node-taints sku=gpu:NoSchedule \\",
+        "  --os-sku Ubuntu",
+    ]
+    # The script is beside the overlay, not in it.
+    assert "aks-nodepool-t4-shared.sh" not in (OVERLAYS / "aks-t4-timeslicing" / "kustomization.yaml").read_text()
+    proc = subprocess.run(["bash", "-n", str(OVERLAYS / "aks-t4-timeslicing" / "aks-nodepool-t4-shared.sh")])
+    assert proc.returncode == 0
+
+
+def test_gke_auto_provisioning_file_and_compute_class():
+    nap = yaml.safe_load((OVERLAYS / "gke-a100-spot" / "gke-autoprovisioning.yaml").read_text())
+    assert nap == {
+        "resourceLimits": [
+            {"resourceType": "cpu", "minimum": 0, "maximum": 1000},
+            {"resourceType": "memory", "minimum": 0, "maximum": 10000},
+            {"resourceType": "nvidia-tesla-t4", "minimum": 0, "maximum": 8},
+            {"resourceType": "nvidia-tesla-v100", "minimum": 0, "maximum": 8},
+            {"resourceType": "nvidia-tesla-a100", "minimum": 0, "maximum": 16},
+        ],
+        "autoprovisioningLocations": ["us-central1-c"],
+        "management": {"autoRepair": True, "autoUpgrade": True},
+        "shieldedInstanceConfig": {"enableSecureBoot": True, "enableIntegrityMonitoring": True},
+        "diskSizeGb": 100,
+    }
+    # Only keys gcloud's ValidateAutoprovisioningConfigFile accepts.
+    assert set(nap) <= {"resourceLimits", "serviceAccount", "scopes", "upgradeSettings", "management",
+                        "autoprovisioningLocations", "minCpuPlatform", "imageType", "bootDiskKmsKey", "diskSizeGb",
+                        "diskType", "shieldedInstanceConfig"}
+    cc, = by_kind(OVERLAYS / "gke-a100-spot" / "computeclass-a100-spot.yaml", "ComputeClass")
+    assert cc["spec"]["priorities"] == [{"machineType": "a2-highgpu-1g", "spot": True,
+                                         "gpu": {"type": "nvidia-tesla-a100", "count": 1, "driverVersion": "default"}}]
+    assert cc["spec"]["whenUnsatisfiable"] == "DoNotScaleUp"
+    assert cc["spec"]["nodePoolConfig"]["nodeLabels"] == {
+        "gengpu.dev/pool": "a100-spot", "gke-no-default-nvidia-gpu-device-plugin": "true",
+        "nvidia.com/device-plugin.config": "a100-spot"}
+    assert cc["spec"]["nodePoolConfig"]["taints"] == [{"key": "nvidia.com/gpu", "value": "present",
+                                                       "effect": "NoSchedule"}]
+
+
+def _app_overlay(tmp_path, component):
+    base = tmp_path / "app" / "base"
+    base.mkdir(parents=True)
+    (base / "deployment.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "inference"},
+        "spec": {"selector": {"matchLabels": {"app": "inference"}}, "template": {
+            "metadata": {"labels": {"app": "inference"}},
+            "spec": {"containers": [{"name": "server", "image": "example/server:1",
+                                     "resources": {"requests": {"cpu": "2", "memory": "8Gi"},
+                                                   "limits": {"memory": "8Gi"}}}]}}}}))
+    (base / "kustomization.yaml").write_text("resources: [deployment.yaml]\n")
+    overlay = tmp_path / "app" / "overlay"
+    overlay.mkdir()
+    rel = os.path.relpath(OVERLAYS / component, overlay)
+    (overlay / "kustomization.yaml").write_text(f"resources: [../base]\ncomponents: [{rel}]\n")
+    out = subprocess.run([str(REPO / "bin" / "kustomize"), "build", str(overlay)], capture_output=True, text=True,
+                         check=True).stdout
+    deployment, = yaml.safe_load_all(out)
+    return deployment["spec"]["template"]["spec"]
+
+
+def affinity(spec):
+    terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert len(terms) == 1
+    return {e["key"]: (e["operator"], e["values"]) for e in terms[0]["matchExpressions"]}
+
+
+def test_placement_on_eks_karpenter(tmp_path):
+    spec = _app_overlay(tmp_path, "eks-spot-ondemand/components/gpu")
+    assert spec["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    assert affinity(spec) == {
+        "gengpu.dev/pool": ("In", ["gpu"]),
+        "karpenter.sh/capacity-type": ("In", ["spot", "on-demand"]),
+        "karpenter.k8s.aws/instance-family": ("In", ["p3", "p4d", "p5", "g4dn", "g5"]),
+    }
+    server = spec["containers"][0]
+    assert server["resources"] == {"limits": {"memory": "8Gi", "nvidia.com/gpu": 1},
+                                   "requests": {"cpu": "2", "memory": "8Gi"}}
+
+
+def test_placement_on_eks_mig_mixed(tmp_path):
+    spec = _app_overlay(tmp_path, "eks-h100-mig/components/h100-mig-2g.20gb")
+    assert spec["containers"][0]["resources"]["limits"]["nvidia.com/mig-2g.20gb"] == 1
+    assert "nvidia.com/gpu" not in spec["containers"][0]["resources"]["limits"]
+    assert affinity(spec)["gengpu.dev/pool"] == ("In", ["h100-mig"])
+
+
+def test_placement_on_aks(tmp_path):
+    spec = _app_overlay(tmp_path, "aks-t4-timeslicing/components/t4-shared")
+    assert spec["tolerations"] == [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]
+    assert affinity(spec) == {"gengpu.dev/pool": ("In", ["t4-shared"])}
+    assert spec["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 1
+
+
+def test_placement_on_gke_standard(tmp_path):
+    spec = _app_overlay(tmp_path, "gke-a100-spot/components/a100-spot")
+    assert spec["nodeSelector"] == {"cloud.google.com/compute-class": "a100-spot"}
+    assert spec["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
+        {"key": "cloud.google.com/gke-spot", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]
+    assert "affinity" not in spec
+
+
+def test_placement_on_gke_autopilot(tmp_path):
+    spec = _app_overlay(tmp_path, "gke-autopilot-l4/components/l4")
+    assert spec["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-l4"}
+    assert "tolerations" not in spec and "affinity" not in spec  # Autopilot adds its own
+    assert spec["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 1
+
+
+def test_cronjob_patch_places_pods_like_the_pod_template_patch():
+    components = sorted(OVERLAYS.glob("*/components/*"))
+    assert len(components) == 8
+    for pool_dir in components:
+        patch = yaml.safe_load((pool_dir / "pod-template.yaml").read_text())
+        cron = yaml.safe_load((pool_dir / "cronjob.yaml").read_text())
+        assert cron["spec"]["jobTemplate"]["spec"]["template"]["spec"] == patch["spec"]["template"]["spec"]
+        assert patch["metadata"]["annotations"]["gengpu.dev/pool"] == yaml.safe_load(
+            (pool_dir / "placement.yaml").read_text())["spec"]["pool"]
+
+
+def test_monitoring_objects():
+    sm, rule = docs(OVERLAYS / "aks-t4-timeslicing" / "monitoring.yaml")
+    endpoint, = sm["spec"]["endpoints"]
+    assert (sm["kind"], endpoint["port"], endpoint["honorLabels"], endpoint["interval"]) == (
+        "ServiceMonitor", "gpu-metrics", True, "15s")
+    assert sm["spec"]["selector"] == {"matchLabels": {"app": "nvidia-dcgm-exporter"}}
+    alerts = {r["alert"] for g in rule["spec"]["groups"] for r in g["rules"] if "alert" in r}
+    assert {"GPUXidError", "GPUMemoryNearlyFull", "GPUHighTemperature", "GPUIdleWhileAllocated"} <= alerts
+    secret, rules_cm = docs(OVERLAYS / "eks-l4-mps" / "monitoring.yaml")
+    job, = yaml.safe_load(secret["stringData"]["prometheus-additional.yaml"])
+    assert job["kubernetes_sd_configs"] == [{"role": "pod", "namespaces": {"names": ["gpu-operator"]}}]
+    assert job["honor_labels"] is True
+    assert {"source_labels": ["__meta_kubernetes_pod_node_name"], "target_label": "node", "action": "replace"} in \
+        job["relabel_configs"]
+    # The operator's own ServiceMonitor is off: gengpu writes it.
+    values = yaml.safe_load((OVERLAYS / "aks-t4-timeslicing" / "gpu-operator-values.yaml").read_text())
+    assert values["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": False}}
+    autopilot = OVERLAYS / "gke-autopilot-l4"
+    assert not (autopilot / "monitoring.yaml").exists()
+
+
+@pytest.fixture(scope="module")
+def promtool():
+    path = REPO / "bin" / "promtool"
+    assert path.is_file(), "scripts/install-tools builds promtool"
+    return str(path)
+
+
+def test_rules_pass_promtool(promtool, tmp_path):
+    _, rule = docs(OVERLAYS / "aks-t4-timeslicing" / "monitoring.yaml")
+    (tmp_path / "rules.yaml").write_text(yaml.safe_dump({"groups": rule["spec"]["groups"]}))
+    _, cm = docs(OVERLAYS / "eks-l4-mps" / "monitoring.yaml")
+    (tmp_path / "rules-cm.yaml").write_text(cm["data"]["gpu.rules.yaml"])
+    proc = subprocess.run([promtool, "check", "rules", "rules.yaml", "rules-cm.yaml"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "SUCCESS: 10 rules found" in proc.stdout
+
+
+def test_scrape_job_passes_promtool(promtool, tmp_path):
+    secret, _ = docs(OVERLAYS / "eks-l4-mps" / "monitoring.yaml")
+    jobs = yaml.safe_load(secret["stringData"]["prometheus-additional.yaml"])
+    (tmp_path / "prometheus.yml").write_text(yaml.safe_dump({"scrape_configs": jobs}))
+    proc = subprocess.run([promtool, "check", "config", "--syntax-only", "prometheus.yml"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_verification_workload_fills_one_node():
+    deploy = yaml.safe_load((OVERLAYS / "aks-t4-timeslicing" / "verify" / "t4-shared" / "deployment.yaml").read_text())
+    assert deploy["spec"]["replicas"] == 10  # one T4 x 10 time-sliced replicas
+    mps = yaml.safe_load((OVERLAYS / "eks-l4-mps" / "verify" / "l4-mps" / "deployment.yaml").read_text())
+    assert mps["spec"]["replicas"] == 4
+    k = yaml.safe_load((OVERLAYS / "eks-l4-mps" / "verify" / "l4-mps" / "kustomization.yaml").read_text())
+    assert k["components"] == ["../../components/l4-mps"]
+
+
+PROVISIONER = """\
+apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata:
+  name: gpu
+spec:
+  requirements:
+    - key: karpenter.sh/capacity-type
+      operator: In
+      values: ["spot", "on-demand"]
+    - key: topology.kubernetes.io/zone
+      operator: In
+      values: ["ap-south-1a", "ap-south-1b"]
+    - key: karpenter.k8s.aws/instance-family
+      operator: In
+      values: ["p3", "p4d", "p5", "g4dn", "g5"]
+  taints:
+    - key: nvidia.com/gpu
+      effect: NoSchedule
+  limits:
+    resources:
+      cpu: 500
+  providerRef:
+    name: default
+  ttlSecondsAfterEmpty: 30
+"""
+
+
+def test_import_classic_provisioner_keeps_its_meaning(repo, run):
+    (repo / "provisioner.yaml").write_text(PROVISIONER)
+    result = run("import", "karpenter-provisioner", "provisioner.yaml")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1] == ("# not imported: spec.providerRef is not imported: gengpu writes its own "
+                                             "EC2NodeClass and expireAfter 720h")
+    imported = yaml.safe_load(result.output)
+    profile = yaml.safe_load((repo / "profiles" / "eks-spot-ondemand.yaml").read_text())
+    profile["metadata"]["name"] = "imported"
+    profile["spec"]["zones"] = imported["zones"]
+    profile["spec"]["nodePools"] = imported["nodePools"]
+    (repo / "profiles" / "imported.yaml").write_text(yaml.safe_dump(profile))
+    assert run("build", "profiles/imported.yaml").exit_code == 0
+    ours, = by_kind(repo / "overlays" / "imported" / "nodepool-gpu.yaml", "NodePool")
+    classic, = by_kind(OVERLAYS / "eks-spot-ondemand" / "nodepool-gpu.yaml", "NodePool")
+    assert ours["spec"] == classic["spec"]
+    assert req(ours)["karpenter.sh/capacity-type"] == ["spot", "on-demand"]
+    assert req(ours)["topology.kubernetes.io/zone"] == ["ap-south-1a", "ap-south-1b"]
+    assert ours["spec"]["disruption"] == {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s"}
+    assert ours["spec"]["limits"] == {"cpu": "500"}
+
+
+def test_import_refuses_other_files(repo, run):
+    (repo / "np.yaml").write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: x}\n")
+    result = run("import", "karpenter-provisioner", "np.yaml")
+    assert result.exit_code == 2
+    assert result.output == "gengpu: error: np.yaml: expected one karpenter.sh/v1alpha5 Provisioner, found 0\n"

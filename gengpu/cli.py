@@ -52,14 +52,17 @@ def main():
 
 
 @main.command()
-@click.argument("profiles", nargs=-1, type=click.Path(dir_okay=False, path_type=str))
+@click.argument("profiles", nargs=-1, type=click.Path(path_type=str))
 @click.option("-o", "--output-dir", default="overlays", show_default=True, type=click.Path(file_okay=False),
               help="Folder that holds one overlay folder per profile.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 and show a diff for every missing, stale or extra file.")
+@click.option("--changed", is_flag=True,
+              help="Treat the arguments as changed files (profiles or overlay files) and build only the profiles "
+                   "they affect: what the pre-commit hook runs.")
 @click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Format of findings.")
 @_guarded
-def build(profiles, output_dir, check, fmt):
+def build(profiles, output_dir, check, changed, fmt):
     """Compile PROFILES (default: every profiles/*.yaml) into overlays.
 
     A profile with errors stops the build before anything is written, so the
@@ -69,7 +72,7 @@ def build(profiles, output_dir, check, fmt):
     from gengpu import pipeline, reporting, writing
 
     out_dir = Path(output_dir)
-    result = pipeline.build(list(profiles), out_dir, check)
+    result = pipeline.build(list(profiles), out_dir, check, changed)
     if result.findings:
         click.echo(reporting.REPORTERS[fmt](result.findings), err=fmt == "text")
     if result.blocked:

@@ -104,13 +104,43 @@ def _orphans(out_dir: Path, keep: set[str]) -> list[str]:
     return orphans
 
 
-def build(paths: list[str], out_dir: Path, check: bool) -> BuildResult:
-    files = profile_files(paths)
+def affected(changed: list[str], out_dir: Path) -> tuple[list[str], list[str]]:
+    """Profiles whose overlays changed files can affect, and overlays whose profile is gone.
+
+    For pre-commit: a changed profile, or any file of a generated overlay, selects that one profile.
+    """
+    profiles, orphans = [], []
+    root = out_dir.resolve()
+    for name in changed:
+        path = Path(name)
+        try:
+            rel = path.resolve().relative_to(root)
+        except ValueError:
+            if path.suffix in (".yaml", ".yml") and path.is_file() and _looks_like_profile(path):
+                profiles.append(name)
+            continue
+        overlay = root / rel.parts[0]
+        source = _overlay_profile(overlay) if (overlay / "kustomization.yaml").is_file() else None
+        if source is not None:
+            profiles.append(str(source))
+        elif _orphans(out_dir, set()) and rel.parts[0] in _orphans(out_dir, set()):
+            orphans.append(rel.parts[0])
+    return sorted(set(profiles)), sorted(set(orphans))
+
+
+def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False) -> BuildResult:
+    orphans: list[str] = []
+    if changed:
+        paths, orphans = affected(paths, out_dir)
+        if not paths and not orphans:
+            return BuildResult([], [], False)
+    files = profile_files(paths) if paths or not changed else []
     loaded = load_profiles(files, out_dir)
     errors = [f for f in loaded.findings if f.is_error]
     plans = [writing.plan_overlay(out_dir, p.name, compile_overlay(p)) for p in loaded.profiles]
-    if not paths:  # building the whole set: overlays of deleted profiles are extra
-        plans += [writing.plan_orphan(out_dir, name) for name in _orphans(out_dir, {p.name for p in loaded.profiles})]
+    if not paths and not changed:  # building the whole set: overlays of deleted profiles are extra
+        orphans = _orphans(out_dir, {p.name for p in loaded.profiles})
+    plans += [writing.plan_orphan(out_dir, name) for name in orphans]
     findings = list(loaded.findings)
     for plan in plans:
         for fname in plan.conflicts:

@@ -36,8 +36,14 @@ def _fix_for(error) -> str:
         return "add the missing field"
     if v == "additionalProperties":
         return "remove it or fix its spelling; allowed here: " + ", ".join(_allowed_keys(schema))
-    if v in ("minimum", "maximum", "minItems", "maxLength", "minLength", "minProperties"):
-        return f"respect {v} {error.validator_value}"
+    if v == "minimum":
+        return f"use {error.validator_value} or more"
+    if v == "maximum":
+        return f"use {error.validator_value} or less"
+    if v in ("minItems", "minLength", "minProperties"):
+        return f"give at least {error.validator_value}"
+    if v == "maxLength":
+        return f"use at most {error.validator_value} characters"
     if v == "uniqueItems":
         return "remove the repeated entries"
     if v == "not" and "enum" in error.validator_value:

@@ -103,9 +103,15 @@ def test_the_hook_blocks_a_real_commit(gitops):
     assert blocked.returncode != 0
     assert "error mig-layout-invalid nodePools[0].sharing.mig.layout: 3 x 3g.40gb exceeds the maximum of 2 on " \
            "H100-80GB" in blocked.stdout + blocked.stderr
-    profile.write_text(profile.read_text().replace("3g.40gb: 3", "3g.40gb: 1"))
+    # A layout that fits, with its overlays rebuilt, goes through both hooks.
+    profile.write_text(profile.read_text().replace("3g.40gb: 3", "3g.40gb: 1").replace("1g.10gb: 2", "1g.10gb: 1"))
     sh("git", "add", "-A")
-    sh("git", "commit", "-m", "hooks only")
+    stale = sh("git", "commit", "-m", "smaller layout, overlays not rebuilt", check=False)
+    assert stale.returncode != 0
+    assert "stale: overlays/eks-h100-mig/mig-parted-config.yaml" in stale.stdout + stale.stderr
+    sh(sys.executable, "-m", "gengpu", "build")
+    sh("git", "add", "-A")
+    sh("git", "commit", "-m", "smaller layout")
 
 
 def test_unrelated_changes_check_nothing(gitops):

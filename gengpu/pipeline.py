@@ -117,12 +117,12 @@ def affected(changed: list[str], out_dir: Path) -> tuple[list[str], list[str]]:
             rel = path.resolve().relative_to(root)
         except ValueError:
             if path.suffix in (".yaml", ".yml") and path.is_file() and _looks_like_profile(path):
-                profiles.append(name)
+                profiles.append(str(path.resolve()))
             continue
         overlay = root / rel.parts[0]
         source = _overlay_profile(overlay) if (overlay / "kustomization.yaml").is_file() else None
         if source is not None:
-            profiles.append(str(source))
+            profiles.append(str(source.resolve()))
         elif _orphans(out_dir, set()) and rel.parts[0] in _orphans(out_dir, set()):
             orphans.append(rel.parts[0])
     return sorted(set(profiles)), sorted(set(orphans))

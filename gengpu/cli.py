@@ -84,18 +84,18 @@ def build(profiles, output_dir, check, changed, fmt):
         for plan in changed:
             for kind, names in (("missing", plan.missing), ("stale", plan.stale), ("extra", plan.extra)):
                 for name in names:
-                    click.echo(f"{kind}: {shown}/{plan.name}/{name}")
+                    click.echo(f"{kind}: {pipeline.display(plan.folder)}/{name}")
         for plan in changed:
-            click.echo(writing.diff(plan, shown), nl=False)
+            click.echo(writing.diff(plan, pipeline.display(plan.folder.parent)), nl=False)
         if changed:
             click.echo(f"gengpu: {len(changed)} overlay(s) out of date; run `gengpu build` and commit the result.",
                        err=True)
             sys.exit(1)
-        click.echo(f"{len(result.plans)} overlay(s) up to date.")
+        click.echo(f"{sum(p.name != pipeline.ARGOCD_DIR for p in result.plans)} overlay(s) up to date.")
         return
     for plan in result.plans:
         state = "removed" if not plan.desired and plan.changed else ("written" if plan.changed else "unchanged")
-        click.echo(f"{state}: {shown}/{plan.name}/")
+        click.echo(f"{state}: {pipeline.display(plan.folder)}/")
 
 
 FORMATS = ["text", "json", "github", "sarif", "junit"]

@@ -17,6 +17,7 @@ from gengpu.checking.schema import check_schema
 from gengpu.checking.subjects import Subject, classify
 from gengpu.cluster import Cluster
 from gengpu.compiling import compile_overlay, operator_app
+from gengpu.compiling.overlay import compile_argocd
 from gengpu.compiling.yamltext import HEADER_MARK, is_generated
 from gengpu.findings import Finding, UsageError, sort_findings
 from gengpu.loading import load_file
@@ -128,6 +129,20 @@ def affected(changed: list[str], out_dir: Path) -> tuple[list[str], list[str]]:
     return sorted(set(profiles)), sorted(set(orphans))
 
 
+ARGOCD_DIR = "argocd"
+
+
+def _argocd_plan(out_dir: Path, profiles: list[Profile], full: bool) -> writing.OverlayPlan:
+    """argocd/ beside the overlays folder. A partial build refreshes only its profiles' Applications."""
+    root = out_dir.parent
+    desired = compile_argocd(profiles, profiles)
+    if not full:
+        current = writing.generated_files(root / ARGOCD_DIR)
+        desired = {**current, **{k: v for k, v in desired.items() if k.startswith("applications/")
+                                 and k != "applications/kustomization.yaml"}}
+    return writing.plan_overlay(root, ARGOCD_DIR, desired)
+
+
 def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False) -> BuildResult:
     orphans: list[str] = []
     if changed:
@@ -138,9 +153,12 @@ def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False) -
     loaded = load_profiles(files, out_dir)
     errors = [f for f in loaded.findings if f.is_error]
     plans = [writing.plan_overlay(out_dir, p.name, compile_overlay(p)) for p in loaded.profiles]
-    if not paths and not changed:  # building the whole set: overlays of deleted profiles are extra
+    full = not paths and not changed
+    if full:  # building the whole set: overlays of deleted profiles are extra
         orphans = _orphans(out_dir, {p.name for p in loaded.profiles})
     plans += [writing.plan_orphan(out_dir, name) for name in orphans]
+    if loaded.profiles or full:
+        plans.append(_argocd_plan(out_dir, loaded.profiles, full))
     findings = list(loaded.findings)
     for plan in plans:
         for fname in plan.conflicts:
@@ -233,8 +251,8 @@ def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx) -> list[F
     docs = []
     for path in sorted(overlay.rglob("*.y*ml")):
         rel = path.relative_to(overlay).parts
-        if path.name.startswith("kustomization") or path.name == operator_app.VALUES_FILE or \
-                rel[0] == "verify" or path.name == "gke-autoprovisioning.yaml":
+        if path.name.startswith("kustomization") or path.name in (
+                operator_app.VALUES_FILE, "gke-autoprovisioning.yaml", "gengpu-cluster.yaml") or rel[0] == "verify":
             continue  # verify folders are kustomizations of their own, checked on their own
         loaded, errors = load_file(path, display(path))
         findings += errors
@@ -259,8 +277,14 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
     if not targets:
         overlays = sorted(p for p in Path(DEFAULT_OVERLAYS).glob("*") if render.is_overlay(p))
         verify = sorted(p for o in overlays for p in (o / "verify").glob("*") if render.is_overlay(p))
-        targets = [*profile_files([]), *overlays, *verify]
-    findings: list[Finding] = []
+        argo = Path(ARGOCD_DIR)
+        targets = [*profile_files([]), *overlays, *verify,
+                   *([argo / "applications"] if render.is_overlay(argo / "applications") else [])]
+        findings_root = render.check_manifests(argo, display(argo), ["root-application.yaml", "applicationset.yaml"],
+                                               kubernetes_version)
+    else:
+        findings_root = []
+    findings: list[Finding] = list(findings_root)
     files: list[Path] = []
     for target in targets:
         if not target.exists():

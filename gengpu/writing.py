@@ -44,6 +44,16 @@ def _files(folder: Path) -> dict[str, Path]:
     return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def generated_files(folder: Path) -> dict[str, str]:
+    """Relative path -> text of the files in folder that gengpu generated."""
+    out = {}
+    for rel, path in _files(folder).items():
+        text = _read(path)
+        if text is not None and is_generated(text):
+            out[rel] = text
+    return out
+
+
 def plan_overlay(root: Path, name: str, desired: dict[str, str]) -> OverlayPlan:
     folder = root / name
     plan = OverlayPlan(name, folder, desired)

@@ -27,6 +27,7 @@ def repo(tmp_path, monkeypatch):
     """A scratch GitOps repo holding the example profiles and their committed overlays."""
     shutil.copytree(REPO / "profiles", tmp_path / "profiles")
     shutil.copytree(REPO / "overlays", tmp_path / "overlays")
+    shutil.copytree(REPO / "argocd", tmp_path / "argocd")
     # The real tools, from the project's bin folder (scripts/install-tools).
     monkeypatch.setenv("GENGPU_KUSTOMIZE", str(REPO / "bin" / "kustomize"))
     monkeypatch.setenv("GENGPU_KUBECONFORM", str(REPO / "bin" / "kubeconform"))

@@ -24,6 +24,7 @@ def test_build_is_byte_identical_run_after_run(repo, run):
     assert snapshot(first) == snapshot(second)
     # And identical to what the repository commits.
     assert snapshot(first) == snapshot(REPO / "overlays")
+    assert snapshot(repo / "argocd") == snapshot(REPO / "argocd")
 
 
 def test_unchanged_build_touches_nothing(repo, run):
@@ -130,7 +131,7 @@ def test_build_of_one_profile_leaves_the_others_alone(repo, run):
     other.write_text(other.read_text() + "# drift\n")
     result = run("build", "profiles/eks-l4-mps.yaml")
     assert result.exit_code == 0
-    assert result.output == "unchanged: overlays/eks-l4-mps/\n"
+    assert result.output == "unchanged: overlays/eks-l4-mps/\nunchanged: argocd/\n"
     assert other.read_text().endswith("# drift\n")
 
 

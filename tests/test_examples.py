@@ -41,17 +41,25 @@ def test_aks_time_slicing_walkthrough():
     assert not (OVERLAYS / "aks-t4-timeslicing" / "mig-parted-config.yaml").exists()
 
 
-def test_aks_application_points_at_the_values_in_git():
-    app = load("aks-t4-timeslicing", "gpu-operator.yaml")
+def test_aks_application_installs_chart_and_overlay_together():
+    app = yaml.safe_load((OVERLAYS.parent / "argocd" / "applications" / "aks-t4-timeslicing.yaml").read_text())
     assert app["kind"] == "Application" and app["metadata"]["namespace"] == "argocd"
-    chart, values = app["spec"]["sources"]
+    chart, overlay, values = app["spec"]["sources"]
     assert chart["repoURL"] == "https://helm.ngc.nvidia.com/nvidia"
     assert chart["chart"] == "gpu-operator" and chart["targetRevision"] == "v26.7.0"
     assert chart["helm"]["valueFiles"] == ["$values/overlays/aks-t4-timeslicing/gpu-operator-values.yaml"]
+    assert overlay == {"repoURL": "https://github.com/example/gpu-gitops.git", "targetRevision": "main",
+                       "path": "overlays/aks-t4-timeslicing"}
     assert values == {"repoURL": "https://github.com/example/gpu-gitops.git", "targetRevision": "main",
                       "ref": "values"}
     assert app["spec"]["destination"] == {"server": "https://kubernetes.default.svc", "namespace": "gpu-operator"}
     assert "ServerSideApply=true" in app["spec"]["syncPolicy"]["syncOptions"]
+
+
+def test_autopilot_application_has_no_chart():
+    app = yaml.safe_load((OVERLAYS.parent / "argocd" / "applications" / "gke-autopilot-l4.yaml").read_text())
+    assert app["spec"]["sources"] == [{"repoURL": "https://github.com/example/gpu-gitops.git",
+                                       "targetRevision": "main", "path": "overlays/gke-autopilot-l4"}]
 
 
 def test_eks_spot_pool_tolerates_its_taint_and_keeps_driver_of_the_ami():
@@ -110,7 +118,7 @@ def test_gke_autopilot_has_no_operator():
     files = sorted(p.relative_to(OVERLAYS / "gke-autopilot-l4").as_posix()
                    for p in (OVERLAYS / "gke-autopilot-l4").rglob("*") if p.is_file())
     assert files == ["components/l4/cronjob.yaml", "components/l4/kustomization.yaml", "components/l4/placement.yaml",
-                     "components/l4/pod-template.yaml", "kustomization.yaml"]
+                     "components/l4/pod-template.yaml", "gengpu-cluster.yaml", "kustomization.yaml"]
     assert load("gke-autopilot-l4", "kustomization.yaml")["resources"] == []
 
 

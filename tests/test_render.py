@@ -41,19 +41,32 @@ def test_validate_runs_clean_on_the_example_repo(repo, run):
 
 
 def test_kubeconform_catches_a_broken_overlay(repo, run):
-    app = repo / "overlays" / "eks-l4-mps" / "gpu-operator.yaml"
-    app.write_text(app.read_text().replace("  project: default\n", "  project: default\n  projekt: default\n"))
-    cm = repo / "overlays" / "eks-l4-mps" / "device-plugin-config.yaml"
+    monitor = repo / "overlays" / "aks-t4-timeslicing" / "monitoring.yaml"
+    monitor.write_text(monitor.read_text().replace("      honorLabels: true\n", "      honorLabels: true\n"
+                                                                                "      honourLabels: true\n", 1))
+    cm = repo / "overlays" / "aks-t4-timeslicing" / "device-plugin-config.yaml"
     cm.write_text(cm.read_text() + "immutable: 'yes'\n")
-    result = run("validate", "overlays/eks-l4-mps")
+    result = run("validate", "overlays/aks-t4-timeslicing")
     assert result.exit_code == 1
     findings = [line for line in result.output.splitlines() if not line.startswith("  ")]
+    line = cm.read_text().splitlines().index("immutable: 'yes'") + 1
     assert findings[:-1] == [
-        "overlays/eks-l4-mps/device-plugin-config.yaml:26:12: error kubeconform ConfigMap gengpu-device-plugin-config "
-        "at /immutable: got string, want null or boolean",
-        "overlays/eks-l4-mps/gpu-operator.yaml:14:3: error kubeconform Application eks-l4-mps-gpu-operator at "
-        "/spec/projekt: unknown field 'projekt'",
+        f"overlays/aks-t4-timeslicing/device-plugin-config.yaml:{line}:12: error kubeconform ConfigMap "
+        "gengpu-device-plugin-config at /immutable: got string, want null or boolean",
+        "overlays/aks-t4-timeslicing/monitoring.yaml:25:7: error kubeconform ServiceMonitor nvidia-dcgm-exporter at "
+        "/spec/endpoints/0/honourLabels: unknown field 'honourLabels'",
     ]
+
+
+def test_argocd_objects_validate_against_the_argo_cd_crds(repo, run):
+    result = run("validate")
+    assert result.exit_code == 0, result.output
+    appset = repo / "argocd" / "applicationset.yaml"
+    appset.write_text(appset.read_text().replace("goTemplate: true", "goTemplates: true"))
+    broken = run("validate")
+    assert broken.exit_code == 1
+    assert broken.output.startswith("argocd/applicationset.yaml:11:3: error kubeconform ApplicationSet gpu-clusters "
+                                    "at /spec/goTemplates: unknown field 'goTemplates'")
 
 
 def test_a_kind_without_schema_is_an_error_not_a_skip(repo, run):

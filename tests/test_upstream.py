@@ -39,6 +39,7 @@ def harness(tmp_path_factory):
         out = subprocess.run([str(binary), kind, *map(str, files)], capture_output=True, text=True, check=True)
         return {Path(v["file"]).name: v for v in json.loads(out.stdout)}
 
+    parse.binary = binary
     return parse
 
 
@@ -96,3 +97,49 @@ def test_every_generated_config_is_accepted_by_upstream_and_by_gengpu(harness, r
         upstream = harness(kind, files)
         assert [n for n, v in upstream.items() if not v["valid"]] == []
         assert gengpu_errors(run, kind, files) == {}
+
+
+def _merge(base, patch):
+    """How the ApplicationSet controller applies templatePatch: maps merge, lists are replaced."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        return {**base, **{k: _merge(base.get(k), v) for k, v in patch.items()}}
+    return patch
+
+
+def test_the_fleet_applicationset_generates_the_same_applications(harness, tmp_path, monkeypatch):
+    """Render the ApplicationSet's template with Go's text/template for every overlay's parameter file."""
+    repo = HERE.parent
+    monkeypatch.chdir(repo)
+    appset = yaml.safe_load((repo / "argocd" / "applicationset.yaml").read_text())["spec"]
+    params = sorted(Path("overlays").glob("*/gengpu-cluster.yaml"))
+    assert len(params) == len(list(Path("profiles").glob("*.yaml")))
+    (tmp_path / "template").write_text(yaml.safe_dump(appset["template"]))
+    (tmp_path / "patch").write_text(appset["templatePatch"])
+    render = lambda name: json.loads(subprocess.run(  # noqa: E731
+        [str(harness.binary), "appset-patch", str(tmp_path / name), *map(str, params)],
+        capture_output=True, text=True, check=True).stdout)
+    templates, patches = render("template"), render("patch")
+    for param in params:
+        generated = _merge(yaml.safe_load(templates[str(param)]), yaml.safe_load(patches[str(param)]))
+        written = yaml.safe_load((repo / "argocd" / "applications" / f"{param.parent.name}.yaml").read_text())
+        assert generated["spec"] == written["spec"], param
+        assert generated["metadata"]["name"] == written["metadata"]["name"]
+        assert generated["metadata"]["labels"] == written["metadata"]["labels"]
+
+
+def test_argo_cd_objects_point_at_what_exists():
+    repo = HERE.parent
+    for app_file in sorted((repo / "argocd" / "applications").glob("*.yaml")):
+        app = yaml.safe_load(app_file.read_text())
+        if app["kind"] != "Application":
+            continue
+        for source in app["spec"]["sources"]:
+            if "path" in source:
+                assert (repo / source["path"] / "kustomization.yaml").is_file(), source
+            for values in source.get("helm", {}).get("valueFiles", []):
+                assert (repo / values.removeprefix("$values/")).is_file(), values
+    root = yaml.safe_load((repo / "argocd" / "root-application.yaml").read_text())
+    assert (repo / root["spec"]["source"]["path"] / "kustomization.yaml").is_file()
+    listed = yaml.safe_load((repo / "argocd" / "applications" / "kustomization.yaml").read_text())["resources"]
+    assert listed == sorted(p.name for p in (repo / "argocd" / "applications").glob("*.yaml")
+                            if p.name != "kustomization.yaml")

@@ -1,10 +1,4 @@
-"""The GPU Operator install: Helm values, and the Argo CD Application that syncs the chart with them.
-
-Why a multi-source Application and not kustomize helmCharts: Argo CD renders the
-chart itself (no `--enable-helm` in argocd-cm, no helm binary in CI), the values
-stay a plain reviewed file in git, and the operator's CRDs are applied by Helm
-as the chart intends.
-"""
+"""The GPU Operator's Helm values, written beside the overlay and read by the cluster's Argo CD Application."""
 
 from __future__ import annotations
 
@@ -77,41 +71,3 @@ def helm_values(profile: Profile) -> dict:
         # gengpu writes the ServiceMonitor or scrape job itself (monitoring.yaml), validated and with honorLabels.
         values["dcgmExporter"] = {"enabled": True, "serviceMonitor": {"enabled": False}}
     return values
-
-
-def application(profile: Profile) -> dict:
-    chart = catalog.operator()["chart"]
-    argo = profile.argocd
-    destination = {"name": argo.cluster_name} if argo.cluster_name else {"server": argo.server}
-    destination["namespace"] = profile.operator.namespace
-    return {
-        "apiVersion": "argoproj.io/v1alpha1",
-        "kind": "Application",
-        "metadata": {
-            "name": f"{profile.name}-gpu-operator",
-            "namespace": argo.namespace,
-            "annotations": {SYNC_WAVE: "0"},
-            "finalizers": ["resources-finalizer.argocd.argoproj.io"],
-        },
-        "spec": {
-            "project": argo.project,
-            "sources": [
-                {
-                    "repoURL": chart["repoURL"],
-                    "chart": chart["name"],
-                    "targetRevision": profile.operator.version,
-                    "helm": {
-                        "releaseName": "gpu-operator",
-                        "valueFiles": [f"$values/{profile.overlay_path}/{VALUES_FILE}"],
-                    },
-                },
-                {"repoURL": argo.repo_url, "targetRevision": argo.revision, "ref": "values"},
-            ],
-            "destination": destination,
-            "syncPolicy": {
-                "automated": {"prune": True, "selfHeal": True},
-                # ClusterPolicy's CRD is too large for client-side apply's last-applied annotation.
-                "syncOptions": ["ServerSideApply=true"],
-            },
-        },
-    }

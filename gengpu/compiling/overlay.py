@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gengpu.compiling import monitoring, operator_app, placement, provisioning, sharing, verify
+from gengpu.compiling import argocd, monitoring, operator_app, placement, provisioning, sharing, verify
 from gengpu.compiling.yamltext import dump, dump_all, header
 from gengpu.model import Profile
 
@@ -86,7 +86,6 @@ def compile_overlay(profile: Profile) -> dict[str, str]:
         if sharing.mig_pools(profile):
             resources["mig-parted-config.yaml"] = _configmap(
                 sharing.MIG_PARTED_CONFIGMAP, ns, {"config.yaml": dump(sharing.mig_parted_config(profile))})
-        resources["gpu-operator.yaml"] = operator_app.application(profile)
     for fname, docs in provisioning.kubernetes_objects(profile).items():
         resources[fname] = _annotate(docs, "1")
     for fname, docs in monitoring.kubernetes_objects(profile).items():
@@ -105,6 +104,7 @@ def compile_overlay(profile: Profile) -> dict[str, str]:
     files.update({name: _text(top, docs) for name, docs in resources.items()})
     if profile.operator.enabled:
         files[operator_app.VALUES_FILE] = _text(top, operator_app.helm_values(profile))
+    files[argocd.CLUSTER_FILE] = _text(top, argocd.cluster_params(profile))
     for name, content in provisioning.side_files(profile).items():
         files[name] = _text(top, content)
     for name, doc in placement.components(profile).items():
@@ -112,4 +112,23 @@ def compile_overlay(profile: Profile) -> dict[str, str]:
     for pool in profile.node_pools:
         if pool.verify:
             files.update({name: _text(top, doc) for name, doc in verify.files(profile, pool).items()})
+    return dict(sorted(files.items()))
+
+
+def compile_argocd(profiles: list[Profile], built: list[Profile]) -> dict[str, str]:
+    """argocd/: an Application per cluster, their kustomization, the root app-of-apps and the fleet ApplicationSet.
+
+    profiles are all the repository's profiles; the shared files take their repository settings from the first.
+    """
+    files = {}
+    for profile in built:
+        files[f"applications/{profile.name}.yaml"] = _text(header(profile.source), argocd.application(profile))
+    if profiles:
+        first = sorted(profiles, key=lambda p: p.name)[0]
+        top = header(f"{len(profiles)} profile(s) in {first.source.rsplit('/', 1)[0]}")
+        files["applications/kustomization.yaml"] = _text(top, {
+            "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+            "resources": [f"{p.name}.yaml" for p in sorted(profiles, key=lambda p: p.name)]})
+        files["root-application.yaml"] = _text(top, argocd.root_application(first, "argocd/applications"))
+        files["applicationset.yaml"] = _text(top, argocd.applicationset(first))
     return dict(sorted(files.items()))

@@ -54,10 +54,10 @@ def kustomize_build(overlay: Path, display: str) -> tuple[str | None, list[Findi
     return proc.stdout, []
 
 
-def _index(overlay: Path, display: str) -> dict:
-    """(kind, name) -> (display file, Document) for every resource file in the overlay folder."""
+def _index(overlay: Path, display: str, files: list[Path] | None = None) -> dict:
+    """(kind, name) -> (display file, Document) for every resource file in the overlay folder (or the given files)."""
     index = {}
-    for path in sorted(overlay.rglob("*.y*ml")):
+    for path in files or sorted(overlay.rglob("*.y*ml")):
         if path.name.startswith("kustomization"):
             continue
         rel = f"{display}/{path.relative_to(overlay).as_posix()}"
@@ -89,7 +89,8 @@ def _leaf_errors(msg: str, errors: list[dict]) -> list[tuple[str, str]]:
     return leaves or [(e.get("path", ""), e.get("msg", "")) for e in errors]
 
 
-def kubeconform_check(manifests: str, overlay: Path, display: str, kubernetes_version: str) -> list[Finding]:
+def kubeconform_check(manifests: str, overlay: Path, display: str, kubernetes_version: str,
+                      files: list[Path] | None = None) -> list[Finding]:
     tool = tools.find("kubeconform")
     k8s = k8s_schemas.schema_dir(kubernetes_version)
     crds = schemas_path() / "crds"
@@ -110,7 +111,7 @@ def kubeconform_check(manifests: str, overlay: Path, display: str, kubernetes_ve
         return [Finding(display, 0, 0, "error", "kubeconform",
                         f"kubeconform failed: {(proc.stderr or proc.stdout).strip()[:500]}",
                         "run kubeconform by hand on `kustomize build` output to see why")]
-    index = _index(overlay, display)
+    index = _index(overlay, display, files)
     findings = []
     for res in report.get("resources", []):
         status = res.get("status")
@@ -149,3 +150,12 @@ def check_overlay(overlay: Path, display: str, default_version: str | None = Non
     if manifests is None:
         return findings
     return kubeconform_check(manifests, overlay, display, kubernetes_version(overlay, default_version))
+
+
+def check_manifests(folder: Path, display: str, names: list[str], kubernetes_version: str | None = None) -> list[Finding]:
+    """kubeconform on plain manifest files that no kustomization lists (the Argo CD root objects)."""
+    files = [folder / n for n in names if (folder / n).is_file()]
+    if not files:
+        return []
+    text = "\n---\n".join(f.read_text(encoding="utf-8") for f in files)
+    return kubeconform_check(text, folder, display, kubernetes_version or DEFAULT_KUBERNETES_VERSION, files)

@@ -3,12 +3,17 @@
 //
 //	harness device-plugin FILE...   k8s-device-plugin api/config/v1 (parse + NewConfig defaults)
 //	harness mig-parted FILE...      mig-parted api/spec/v1 (Spec unmarshal)
+//	harness appset-patch PATCH PARAMS...  an ApplicationSet templatePatch rendered with Go's text/template
+//	                                      (missingkey=error), once per git files generator parameter file
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"text/template"
 
 	dpconfig "github.com/NVIDIA/k8s-device-plugin/api/config/v1"
 	migspec "github.com/NVIDIA/mig-parted/api/spec/v1"
@@ -40,7 +45,43 @@ func parseMigParted(data []byte) error {
 	return yaml.Unmarshal(data, &spec)
 }
 
+// appsetPatch renders the patch as the ApplicationSet controller does for a git files generator:
+// the file's keys, plus path.path (the file's folder).
+func appsetPatch(patchFile string, params []string) {
+	text, err := os.ReadFile(patchFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	tmpl := template.Must(template.New("patch").Option("missingkey=error").Parse(string(text)))
+	out := map[string]string{}
+	for _, file := range params {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		values := map[string]interface{}{}
+		if err := yaml.Unmarshal(data, &values); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		values["path"] = map[string]interface{}{"path": filepath.Dir(file)}
+		var buf bytes.Buffer
+		if err := tmpl.Execute(&buf, values); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		out[file] = buf.String()
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(out)
+}
+
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == "appset-patch" {
+		appsetPatch(os.Args[2], os.Args[3:])
+		return
+	}
 	if len(os.Args) < 3 {
 		fmt.Fprintln(os.Stderr, "usage: harness device-plugin|mig-parted FILE...")
 		os.Exit(2)

@@ -1,0 +1,165 @@
+"""Argo CD objects for the repository: one Application per cluster, and a fleet ApplicationSet.
+
+Each cluster's Application has several sources: the NVIDIA gpu-operator Helm chart
+with the values file gengpu wrote, the cluster's overlay (kustomize), and this
+repository as the `$values` reference. Chart and overlay sync to the same
+destination, so it works alike for Argo CD in the cluster and for a hub that
+manages a fleet.
+
+Why a multi-source Application and not kustomize helmCharts: Argo CD renders the
+chart itself (no `--enable-helm` in argocd-cm, no helm binary in CI), the values
+stay a plain reviewed file in git, and Helm applies the operator's CRDs as the
+chart intends.
+"""
+
+from __future__ import annotations
+
+from gengpu import catalog
+from gengpu.compiling.operator_app import VALUES_FILE
+from gengpu.model import Profile
+
+CLUSTER_FILE = "gengpu-cluster.yaml"  # per overlay: the ApplicationSet's parameters
+SYNC_OPTIONS = [
+    # ClusterPolicy's CRD is too large for client-side apply's last-applied annotation.
+    "ServerSideApply=true",
+    # Namespaces are part of the overlay (with their pod-security labels).
+    "CreateNamespace=false",
+    "PruneLast=true",
+]
+RETRY = {"limit": 5, "backoff": {"duration": "10s", "factor": 2, "maxDuration": "5m"}}
+
+
+def _chart_source(version: str, repo_url: str, values_path: str) -> dict:
+    chart = catalog.operator()["chart"]
+    return {
+        "repoURL": chart["repoURL"],
+        "chart": chart["name"],
+        "targetRevision": version,
+        "helm": {"releaseName": "gpu-operator", "valueFiles": [f"$values/{values_path}"]},
+    }
+
+
+def application(profile: Profile) -> dict:
+    argo = profile.argocd
+    destination = {"name": argo.cluster_name} if argo.cluster_name else {"server": argo.server}
+    destination["namespace"] = profile.operator.namespace
+    sources = [{"repoURL": argo.repo_url, "targetRevision": argo.revision, "path": profile.overlay_path}]
+    if profile.operator.enabled:
+        sources.insert(0, _chart_source(profile.operator.version, argo.repo_url,
+                                        f"{profile.overlay_path}/{VALUES_FILE}"))
+        sources.append({"repoURL": argo.repo_url, "targetRevision": argo.revision, "ref": "values"})
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {
+            "name": f"gpu-{profile.name}",
+            "namespace": argo.namespace,
+            "labels": {"app.kubernetes.io/managed-by": "gengpu", "gengpu.dev/cluster": profile.name},
+            "finalizers": ["resources-finalizer.argocd.argoproj.io"],
+        },
+        "spec": {
+            "project": argo.project,
+            "sources": sources,
+            "destination": destination,
+            "syncPolicy": {"automated": {"prune": True, "selfHeal": True}, "syncOptions": SYNC_OPTIONS,
+                           "retry": RETRY},
+        },
+    }
+
+
+def cluster_params(profile: Profile) -> dict:
+    """What the fleet ApplicationSet needs to know about a cluster, read by its git files generator."""
+    argo = profile.argocd
+    return {"cluster": {
+        "name": profile.name,
+        "server": argo.server or "",
+        "destinationName": argo.cluster_name or "",
+        "namespace": profile.operator.namespace,
+        "project": argo.project,
+        "operatorVersion": profile.operator.version if profile.operator.enabled else "",
+    }}
+
+
+_PATCH = """\
+spec:
+  project: '{{ .cluster.project }}'
+  destination:
+    {{- if .cluster.destinationName }}
+    name: '{{ .cluster.destinationName }}'
+    {{- else }}
+    server: '{{ .cluster.server }}'
+    {{- end }}
+    namespace: '{{ .cluster.namespace }}'
+  {{- if .cluster.operatorVersion }}
+  sources:
+    - repoURL: %(chart_repo)s
+      chart: %(chart)s
+      targetRevision: '{{ .cluster.operatorVersion }}'
+      helm:
+        releaseName: gpu-operator
+        valueFiles:
+          - '$values/{{ .path.path }}/%(values)s'
+    - repoURL: %(repo)s
+      targetRevision: %(revision)s
+      path: '{{ .path.path }}'
+    - repoURL: %(repo)s
+      targetRevision: %(revision)s
+      ref: values
+  {{- end }}
+"""
+
+
+def applicationset(profile: Profile) -> dict:
+    """One Application per overlay folder that has a gengpu-cluster.yaml, like application() writes them."""
+    argo = profile.argocd
+    chart = catalog.operator()["chart"]
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "ApplicationSet",
+        "metadata": {"name": "gpu-clusters", "namespace": argo.namespace,
+                     "labels": {"app.kubernetes.io/managed-by": "gengpu"}},
+        "spec": {
+            "goTemplate": True,
+            "goTemplateOptions": ["missingkey=error"],
+            "generators": [{"git": {
+                "repoURL": argo.repo_url,
+                "revision": argo.revision,
+                "files": [{"path": f"{argo.overlays_dir}/*/{CLUSTER_FILE}"}],
+            }}],
+            "template": {
+                "metadata": {
+                    "name": "gpu-{{ .cluster.name }}",
+                    "labels": {"app.kubernetes.io/managed-by": "gengpu", "gengpu.dev/cluster": "{{ .cluster.name }}"},
+                    "finalizers": ["resources-finalizer.argocd.argoproj.io"],
+                },
+                "spec": {
+                    "project": "default",
+                    "sources": [{"repoURL": argo.repo_url, "targetRevision": argo.revision,
+                                 "path": "{{ .path.path }}"}],
+                    "destination": {"server": "https://kubernetes.default.svc"},
+                    "syncPolicy": {"automated": {"prune": True, "selfHeal": True}, "syncOptions": SYNC_OPTIONS,
+                                   "retry": RETRY},
+                },
+            },
+            # Destination and sources depend on each cluster's parameters (operator or not, server or name).
+            "templatePatch": _PATCH % {"chart_repo": chart["repoURL"], "chart": chart["name"], "values": VALUES_FILE,
+                                       "repo": argo.repo_url, "revision": argo.revision},
+        },
+    }
+
+
+def root_application(profile: Profile, folder: str) -> dict:
+    """App of apps: syncs the per-cluster Applications in argocd/applications into Argo CD's namespace."""
+    argo = profile.argocd
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "gpu-clusters", "namespace": argo.namespace,
+                     "labels": {"app.kubernetes.io/managed-by": "gengpu"}},
+        "spec": {
+            "project": argo.project,
+            "source": {"repoURL": argo.repo_url, "targetRevision": argo.revision, "path": folder},
+            "destination": {"server": "https://kubernetes.default.svc", "namespace": argo.namespace},
+            "syncPolicy": {"automated": {"prune": True, "selfHeal": True}},
+        },
+    }

@@ -378,3 +378,22 @@ def import_karpenter_provisioner(file):
     head = [f"# Imported by gengpu from {file} (karpenter.sh/v1alpha5 Provisioner)."]
     head += [f"# not imported: {n}" for n in notes]
     click.echo("\n".join(head) + "\n" + dump(result), nl=False)
+
+
+@main.command(name="diff")
+@click.option("--base", required=True, help="Git revision to compare with, e.g. origin/main.")
+@click.option("-o", "--output-dir", default="overlays", show_default=True, help="Folder of the overlays.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when anything changes.")
+@_guarded
+def diff(base, output_dir, exit_code):
+    """Show what merging changes on each cluster: rendered resources added, removed or changed.
+
+    Renders every overlay (and its Argo CD Application) at BASE and in the
+    working tree with kustomize, and prints a per-cluster, per-resource diff,
+    ready for a pull-request comment.
+    """
+    from gengpu import diffing
+
+    report, changed = diffing.diff(base, output_dir)
+    click.echo(report, nl=not report.endswith("\n"))
+    sys.exit(1 if exit_code and changed else 0)

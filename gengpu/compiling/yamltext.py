@@ -44,3 +44,8 @@ def dump(data) -> str:
 def dump_all(docs) -> str:
     return yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=120,
                          allow_unicode=True, explicit_start=True)
+
+
+def dump_sorted(data) -> str:
+    """Keys sorted, multi-line strings as literal blocks: stable text to diff."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=120, allow_unicode=True)

@@ -1,0 +1,56 @@
+"""`gengpu diff --base REF` on a two-commit repository."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com"}
+
+
+@pytest.fixture
+def history(repo, run, monkeypatch):
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    profile = repo / "profiles" / "eks-l4-mps.yaml"
+    profile.write_text(profile.read_text().replace("replicas: 4", "replicas: 6").replace("v26.7.0", "v26.3.0"))
+    (repo / "profiles" / "gke-autopilot-l4.yaml").unlink()
+    assert run("build").exit_code == 0
+    git("add", "-A")
+    git("commit", "-qm", "more MPS clients, older operator, one cluster less")
+    return repo
+
+
+def test_diff_shows_each_clusters_changes(history, run):
+    result = run("diff", "--base", "HEAD~1", "--exit-code")
+    assert result.exit_code == 1
+    out = result.output
+    assert out.startswith("## eks-l4-mps\n\n~ Application argocd/gpu-eks-l4-mps\n")
+    assert "    -      targetRevision: v26.7.0\n    +      targetRevision: v26.3.0\n" in out
+    assert "~ ConfigMap gpu-operator/gengpu-device-plugin-config\n" in out
+    assert "    -            replicas: 4\n    +            replicas: 6\n" in out
+    assert "~ NodeOverlay l4-mps-1gpu\n" in out
+    assert "    -    nvidia.com/gpu: '4'\n    +    nvidia.com/gpu: '6'\n" in out
+    assert "## gke-autopilot-l4 (removed cluster)\n\n- Application argocd/gpu-gke-autopilot-l4 (removed)\n" in out
+    assert "## aks-t4-timeslicing" not in out  # unchanged clusters stay out of the report
+
+
+def test_no_changes(history, run):
+    result = run("diff", "--base", "HEAD", "--exit-code")
+    assert (result.exit_code, result.output) == (0, "No changes against HEAD.\n")
+
+
+def test_unknown_revision(history, run):
+    result = run("diff", "--base", "nope")
+    assert (result.exit_code, result.output) == (2, "gengpu: error: unknown git revision 'nope'\n")

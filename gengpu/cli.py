@@ -397,3 +397,63 @@ def diff(base, output_dir, exit_code):
     report, changed = diffing.diff(base, output_dir)
     click.echo(report, nl=not report.endswith("\n"))
     sys.exit(1 if exit_code and changed else 0)
+
+
+@main.command()
+@click.argument("directory", default=".", type=click.Path(file_okay=False))
+@click.option("--platform", type=click.Choice(["eks", "gke", "gke-autopilot", "aks"]), help="Kubernetes platform.")
+@click.option("--gpu", help="GPU model id or alias, e.g. T4, L4, A100-40GB, H100-80GB.")
+@click.option("--sharing", type=click.Choice(["none", "time-slicing", "mps", "mig"]), default=None,
+              help="How the pool shares its GPUs (default none).")
+@click.option("--replicas", type=click.IntRange(2, 48), default=None, help="Pods per GPU for time-slicing and mps.")
+@click.option("--name", default=None, help="Cluster name (default: the directory's name).")
+@click.option("--repo-url", default="https://github.com/example/gpu-gitops.git", show_default=True,
+              help="Git URL of the new repository, as Argo CD will know it.")
+@click.option("--hooks-repo", default=None, help="Repository of gengpu's hooks and lint workflow.")
+@click.option("--hooks-rev", default=None, help="Release (git ref) of gengpu the hooks and workflow pin.")
+@_guarded
+def init(directory, platform, gpu, sharing, replicas, name, repo_url, hooks_repo, hooks_rev):
+    """Start a GitOps repository: a profile, its overlays, pre-commit hooks, a CI lint job and the Argo CD root app.
+
+    Run in a terminal without --platform or --gpu to be asked. Existing files are
+    never overwritten.
+    """
+    from gengpu import catalog, pipeline, scaffolding
+    from gengpu.findings import UsageError
+
+    interactive = sys.stdin.isatty() and (platform is None or gpu is None)
+    if (platform is None or gpu is None) and not interactive:
+        raise UsageError("give --platform and --gpu (or run gengpu init in a terminal to be asked)")
+    target = Path(directory)
+    if interactive:
+        platform = platform or click.prompt("Platform", type=click.Choice(["eks", "gke", "gke-autopilot", "aks"]))
+        offered = sorted(catalog.platform_gpus(platform))
+        gpu = gpu or click.prompt(f"GPU model ({', '.join(offered)})", type=click.Choice(offered, case_sensitive=False))
+        sharing = sharing or click.prompt("Sharing", type=click.Choice(["none", "time-slicing", "mps", "mig"]),
+                                          default="none")
+        if sharing in ("time-slicing", "mps") and replicas is None:
+            replicas = click.prompt("Pods per GPU", type=click.IntRange(2, 48), default=4)
+    default_name = target.resolve().name.lower()
+    choices = scaffolding.Choices(
+        platform=platform, gpu=gpu, sharing=sharing or "none", replicas=replicas or 4,
+        name=name or ("".join(ch if ch.isalnum() else "-" for ch in default_name).strip("-") or "gpu-cluster"),
+        repo_url=repo_url, hooks_repo=hooks_repo or scaffolding.DEFAULT_HOOKS_REPO,
+        hooks_rev=hooks_rev or scaffolding.DEFAULT_HOOKS_REV)
+    target.mkdir(parents=True, exist_ok=True)
+    written = scaffolding.write(target, choices)
+    result = pipeline.build(sorted(str(p) for p in (target / "profiles").glob("*.yaml")), target / "overlays",
+                            check=False, full=True)
+    if result.blocked:
+        click.echo(reporting_text(result.findings), err=True)
+        raise UsageError("the new profile does not pass gengpu's checks; nothing more was written")
+    for rel in written:
+        click.echo(f"wrote {pipeline.display(target / rel)}")
+    for plan in result.plans:
+        click.echo(f"wrote {pipeline.display(plan.folder)}/")
+    click.echo("Next: git init && pre-commit install && git add -A && git commit -m 'GPU GitOps'")
+
+
+def reporting_text(findings):
+    from gengpu import reporting
+
+    return reporting.text(findings)

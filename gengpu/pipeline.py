@@ -17,7 +17,7 @@ from gengpu.checking.schema import check_schema
 from gengpu.checking.subjects import Subject, classify
 from gengpu.cluster import Cluster
 from gengpu.compiling import compile_overlay, operator_app
-from gengpu.compiling.overlay import compile_argocd
+from gengpu.compiling.overlay import LOCAL_COMPONENT, compile_argocd
 from gengpu.compiling.yamltext import HEADER_MARK, is_generated
 from gengpu.findings import Finding, UsageError, sort_findings
 from gengpu.loading import load_file
@@ -132,6 +132,10 @@ def affected(changed: list[str], out_dir: Path) -> tuple[list[str], list[str]]:
 ARGOCD_DIR = "argocd"
 
 
+def _has_local(out_dir: Path, name: str) -> bool:
+    return (out_dir / name / LOCAL_COMPONENT / "kustomization.yaml").is_file()
+
+
 def _argocd_plan(out_dir: Path, profiles: list[Profile], full: bool) -> writing.OverlayPlan:
     """argocd/ beside the overlays folder. A partial build refreshes only its profiles' Applications."""
     root = out_dir.parent
@@ -143,7 +147,8 @@ def _argocd_plan(out_dir: Path, profiles: list[Profile], full: bool) -> writing.
     return writing.plan_overlay(root, ARGOCD_DIR, desired)
 
 
-def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False) -> BuildResult:
+def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, full: bool | None = None) -> BuildResult:
+    """full: the paths are every profile of the repository (default: when no paths are given)."""
     orphans: list[str] = []
     if changed:
         paths, orphans = affected(paths, out_dir)
@@ -152,8 +157,9 @@ def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False) -
     files = profile_files(paths) if paths or not changed else []
     loaded = load_profiles(files, out_dir)
     errors = [f for f in loaded.findings if f.is_error]
-    plans = [writing.plan_overlay(out_dir, p.name, compile_overlay(p)) for p in loaded.profiles]
-    full = not paths and not changed
+    plans = [writing.plan_overlay(out_dir, p.name, compile_overlay(p, _has_local(out_dir, p.name)))
+             for p in loaded.profiles]
+    full = (not paths and not changed) if full is None else full
     if full:  # building the whole set: overlays of deleted profiles are extra
         orphans = _orphans(out_dir, {p.name for p in loaded.profiles})
     plans += [writing.plan_orphan(out_dir, name) for name in orphans]

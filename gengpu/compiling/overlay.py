@@ -72,7 +72,11 @@ def _text(top: str, docs) -> str:
     return top + dump(docs)
 
 
-def compile_overlay(profile: Profile) -> dict[str, str]:
+LOCAL_COMPONENT = "local"  # the user's extension point: overlays/<name>/local/, a Kustomize Component
+
+
+def compile_overlay(profile: Profile, local_component: bool = False) -> dict[str, str]:
+    """local_component: the overlay folder has a local/ Component of the user's, which the kustomization includes."""
     top = header(profile.source)
     resources: dict[str, object] = {}
     ns = profile.operator.namespace
@@ -100,6 +104,8 @@ def compile_overlay(profile: Profile) -> dict[str, str]:
         "labels": [{"pairs": MANAGED_BY, "includeSelectors": False}],
         "resources": list(resources),
     }
+    if local_component:
+        kustomization["components"] = [LOCAL_COMPONENT]
     files = {KUSTOMIZATION: _text(top, kustomization)}
     files.update({name: _text(top, docs) for name, docs in resources.items()})
     if profile.operator.enabled:

@@ -1,0 +1,119 @@
+"""The GitOps workflow: init scaffolds, the CI jobs, and the user's extension point in an overlay."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = REPO / "bin"
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com"}
+CHECK_JSONSCHEMA = [sys.executable, "-m", "check_jsonschema"]
+
+
+def test_workflows_match_the_github_workflow_schema(tmp_path, run):
+    assert run("init", str(tmp_path / "repo"), "--platform", "eks", "--gpu", "T4").exit_code == 0
+    files = [REPO / ".github" / "workflows" / "ci.yaml", REPO / ".github" / "workflows" / "gengpu-lint.yaml",
+             tmp_path / "repo" / ".github" / "workflows" / "gpu-lint.yaml"]
+    proc = subprocess.run([*CHECK_JSONSCHEMA, "--builtin-schema", "vendor.github-workflows", *map(str, files)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lint = yaml.safe_load(files[1].read_text())
+    steps = [s.get("run", s.get("uses")) for s in lint["jobs"]["lint"]["steps"]]
+    assert "gengpu build --check" in steps
+    assert "gengpu validate --output github" in steps
+    assert "github/codeql-action/upload-sarif@v3" in steps
+    caller = yaml.safe_load(files[2].read_text())
+    assert caller["jobs"]["gengpu"]["uses"] == "gengpu/gengpu/.github/workflows/gengpu-lint.yaml@v0.1.0"
+
+
+def test_gitlab_example_matches_the_gitlab_ci_schema():
+    proc = subprocess.run([*CHECK_JSONSCHEMA, "--builtin-schema", "vendor.gitlab-ci",
+                           str(REPO / "examples" / "gitlab-ci.yml")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.mark.parametrize("platform,gpu,sharing", [
+    ("eks", "A10G", "time-slicing"), ("gke", "L4", "mps"), ("gke-autopilot", "T4", "none"),
+    ("aks", "A100-80GB", "mig")])
+def test_init_then_the_scaffolds_own_hooks_pass(tmp_path, run, pre_commit_home, platform, gpu, sharing):
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    target = tmp_path / f"gitops-{platform}"
+    result = run("init", str(target), "--platform", platform, "--gpu", gpu, "--sharing", sharing,
+                 "--hooks-repo", str(REPO), "--hooks-rev", head)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == ("Next: git init && pre-commit install && git add -A && "
+                                              "git commit -m 'GPU GitOps'")
+    profile = (target / "profiles" / f"gitops-{platform}.yaml").read_text()
+    assert profile.startswith("# yaml-language-server: $schema=../schemas/profile.schema.json\n")
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(pre_commit_home),
+           "GENGPU_KUSTOMIZE": str(BIN / "kustomize"), "GENGPU_KUBECONFORM": str(BIN / "kubeconform")}
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"]):
+        subprocess.run(cmd, cwd=target, check=True, env=env)
+    hooks = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=target, env=env,
+                           capture_output=True, text=True)
+    assert hooks.returncode == 0, hooks.stdout + hooks.stderr
+    assert "gengpu validate" in hooks.stdout and "Passed" in hooks.stdout
+    full = subprocess.run([sys.executable, "-m", "gengpu", "validate"], cwd=target, env=env, capture_output=True,
+                          text=True)
+    assert full.returncode == 0, full.stdout + full.stderr
+
+
+def test_init_asks_in_a_terminal(tmp_path, run, monkeypatch):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    from click.testing import CliRunner
+
+    from gengpu.cli import main
+
+    result = CliRunner().invoke(main, ["init", str(tmp_path / "asked")], input="aks\nT4\ntime-slicing\n6\n",
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    profile = yaml.safe_load((tmp_path / "asked" / "profiles" / "asked.yaml").read_text())
+    pool = profile["spec"]["nodePools"][0]
+    assert (profile["spec"]["platform"], pool["gpu"], pool["instanceTypes"], pool["sharing"]["replicas"]) == (
+        "aks", "T4", ["Standard_NC4as_T4_v3"], 6)
+
+
+def test_init_never_overwrites(tmp_path, run):
+    (tmp_path / "README.md").write_text("mine\n")
+    result = run("init", str(tmp_path), "--platform", "eks", "--gpu", "T4")
+    assert result.exit_code == 2
+    assert "already has README.md" in result.output
+    assert (tmp_path / "README.md").read_text() == "mine\n"
+    assert not (tmp_path / "profiles").exists()
+
+
+def test_init_refuses_a_gpu_the_platform_lacks(tmp_path, run):
+    result = run("init", str(tmp_path), "--platform", "gke", "--gpu", "A10G")
+    assert result.exit_code == 2
+    assert result.output.startswith("gengpu: error: gke offers no A10G; choose one of A100-40GB, ")
+
+
+def test_the_local_component_is_the_users_extension_point(repo, run):
+    local = repo / "overlays" / "eks-l4-mps" / "local"
+    local.mkdir()
+    (local / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - target: {kind: Namespace}\n"
+        "    patch: |-\n      apiVersion: v1\n      kind: Namespace\n      metadata:\n        name: any\n"
+        "        labels:\n          team: ml-platform\n")
+    assert run("build").exit_code == 0
+    kustomization = yaml.safe_load((repo / "overlays" / "eks-l4-mps" / "kustomization.yaml").read_text())
+    assert kustomization["components"] == ["local"]
+    rendered = subprocess.run([str(BIN / "kustomize"), "build", str(repo / "overlays" / "eks-l4-mps")],
+                              capture_output=True, text=True, check=True).stdout
+    namespace = next(d for d in yaml.safe_load_all(rendered) if d["kind"] == "Namespace")
+    assert namespace["metadata"]["labels"]["team"] == "ml-platform"
+    profile = repo / "profiles" / "eks-l4-mps.yaml"
+    profile.write_text(profile.read_text().replace("replicas: 4", "replicas: 8"))
+    assert run("build").exit_code == 0
+    assert (local / "kustomization.yaml").read_text().endswith("team: ml-platform\n")
+    assert run("validate", "overlays/eks-l4-mps").exit_code == 0

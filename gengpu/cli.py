@@ -421,7 +421,7 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, hooks_repo
     from gengpu import catalog, pipeline, scaffolding
     from gengpu.findings import UsageError
 
-    interactive = sys.stdin.isatty() and (platform is None or gpu is None)
+    interactive = _stdin_is_terminal() and (platform is None or gpu is None)
     if (platform is None or gpu is None) and not interactive:
         raise UsageError("give --platform and --gpu (or run gengpu init in a terminal to be asked)")
     target = Path(directory)
@@ -451,6 +451,10 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, hooks_repo
     for plan in result.plans:
         click.echo(f"wrote {pipeline.display(plan.folder)}/")
     click.echo("Next: git init && pre-commit install && git add -A && git commit -m 'GPU GitOps'")
+
+
+def _stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
 
 
 def reporting_text(findings):

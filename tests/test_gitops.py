@@ -69,7 +69,7 @@ def test_init_then_the_scaffolds_own_hooks_pass(tmp_path, run, pre_commit_home, 
 
 
 def test_init_asks_in_a_terminal(tmp_path, run, monkeypatch):
-    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("gengpu.cli._stdin_is_terminal", lambda: True)
     from click.testing import CliRunner
 
     from gengpu.cli import main

@@ -131,3 +131,11 @@ def test_every_generated_file_has_the_header(path):
         assert text.startswith("#!/usr/bin/env bash\n")
         text = text.partition("\n")[2]
     assert text.startswith(f"{HEADER_MARK}profiles/{profile}.yaml.\n# Do not edit:")
+
+
+def test_gke_application_brings_googles_driver_installer():
+    app = yaml.safe_load((OVERLAYS.parent / "argocd" / "applications" / "gke-a100-spot.yaml").read_text())
+    assert app["spec"]["sources"][-1] == {
+        "repoURL": "https://github.com/GoogleCloudPlatform/container-engine-accelerators.git",
+        "targetRevision": "master", "path": "nvidia-driver-installer/cos",
+        "directory": {"include": "daemonset-preloaded.yaml"}}

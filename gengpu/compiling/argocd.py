@@ -19,6 +19,9 @@ from gengpu.compiling.operator_app import VALUES_FILE
 from gengpu.model import Profile
 
 CLUSTER_FILE = "gengpu-cluster.yaml"  # per overlay: the ApplicationSet's parameters
+# On GKE, the node label that turns GKE's device plugin off also stops its driver install: the
+# GPU Operator then relies on Google's driver installer DaemonSet (NVIDIA gpu-operator/google-gke.rst).
+GKE_DRIVER_INSTALLER = "https://github.com/GoogleCloudPlatform/container-engine-accelerators.git"
 SYNC_OPTIONS = [
     # ClusterPolicy's CRD is too large for client-side apply's last-applied annotation.
     "ServerSideApply=true",
@@ -39,6 +42,15 @@ def _chart_source(version: str, repo_url: str, values_path: str) -> dict:
     }
 
 
+def driver_installer(profile: Profile) -> dict | None:
+    """The source that installs Google's NVIDIA driver on GKE nodes run by the GPU Operator."""
+    if profile.platform != "gke" or not profile.operator.enabled or profile.owns("driver"):
+        return None
+    image = profile.gke.get("imageType", "COS").lower()
+    return {"repoURL": GKE_DRIVER_INSTALLER, "targetRevision": profile.gke.get("driverInstallerRevision", "master"),
+            "path": f"nvidia-driver-installer/{image}", "directory": {"include": "daemonset-preloaded.yaml"}}
+
+
 def application(profile: Profile) -> dict:
     argo = profile.argocd
     destination = {"name": argo.cluster_name} if argo.cluster_name else {"server": argo.server}
@@ -48,6 +60,8 @@ def application(profile: Profile) -> dict:
         sources.insert(0, _chart_source(profile.operator.version, argo.repo_url,
                                         f"{profile.overlay_path}/{VALUES_FILE}"))
         sources.append({"repoURL": argo.repo_url, "targetRevision": argo.revision, "ref": "values"})
+    if driver_installer(profile):
+        sources.append(driver_installer(profile))
     return {
         "apiVersion": "argoproj.io/v1alpha1",
         "kind": "Application",
@@ -77,6 +91,8 @@ def cluster_params(profile: Profile) -> dict:
         "namespace": profile.operator.namespace,
         "project": argo.project,
         "operatorVersion": profile.operator.version if profile.operator.enabled else "",
+        "driverInstallerPath": (driver_installer(profile) or {}).get("path", ""),
+        "driverInstallerRevision": (driver_installer(profile) or {}).get("targetRevision", ""),
     }}
 
 
@@ -105,6 +121,13 @@ spec:
     - repoURL: %(repo)s
       targetRevision: %(revision)s
       ref: values
+    {{- if .cluster.driverInstallerPath }}
+    - repoURL: %(installer)s
+      targetRevision: '{{ .cluster.driverInstallerRevision }}'
+      path: '{{ .cluster.driverInstallerPath }}'
+      directory:
+        include: daemonset-preloaded.yaml
+    {{- end }}
   {{- end }}
 """
 
@@ -143,7 +166,8 @@ def applicationset(profile: Profile) -> dict:
             },
             # Destination and sources depend on each cluster's parameters (operator or not, server or name).
             "templatePatch": _PATCH % {"chart_repo": chart["repoURL"], "chart": chart["name"], "values": VALUES_FILE,
-                                       "repo": argo.repo_url, "revision": argo.revision},
+                                       "repo": argo.repo_url, "revision": argo.revision,
+                                       "installer": GKE_DRIVER_INSTALLER},
         },
     }
 

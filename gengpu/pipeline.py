@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -250,9 +251,28 @@ def _check_file(path: Path, ctx, kind: str | None = None) -> list[Finding]:
     return findings + more
 
 
+def _side_files(overlay: Path) -> list[Finding]:
+    """Files beside the overlay that are no Kubernetes objects: the GKE auto-provisioning file and scripts."""
+    findings = []
+    nap = overlay / "gke-autoprovisioning.yaml"
+    if nap.is_file():
+        docs, errors = load_file(nap, display(nap))
+        findings += errors
+        for doc in docs:
+            findings += check_schema(doc, schema_file("gke-autoprovisioning.schema.json"), "gke-autoprovisioning-schema")
+    for script in sorted(overlay.glob("*.sh")):
+        proc = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            m = re.search(r"line (\d+): (.*)", proc.stderr)
+            rule = RULES["script-syntax"]
+            findings.append(Finding(display(script), int(m.group(1)) if m else 1, 1, rule.severity, rule.id,
+                                    f"bash cannot parse it: {m.group(2) if m else proc.stderr.strip()}", rule.fix))
+    return findings
+
+
 def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx) -> list[Finding]:
     shown = display(overlay)
-    findings = render.check_overlay(overlay, shown, kubernetes_version)
+    findings = render.check_overlay(overlay, shown, kubernetes_version) + _side_files(overlay)
     ctx = ctx or _context(_overlay_profile(overlay))
     docs = []
     for path in sorted(overlay.rglob("*.y*ml")):

@@ -126,3 +126,20 @@ def test_schema_cache_is_a_local_ref_copy(tmp_path, monkeypatch):
     assert json.dumps(deployment).count('"_definitions.json#/$defs/') > 0
     assert "/api/_definitions.json" not in (folder / "deployment-apps-v1.json").read_text()
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]
+
+
+def test_files_beside_the_overlay_are_checked_too(repo, run):
+    nap = repo / "overlays" / "gke-a100-spot" / "gke-autoprovisioning.yaml"
+    nap.write_text(nap.read_text().replace("diskSizeGb: 100", "autoprovisioning:\n  diskSizeGb: 100"))
+    script = repo / "overlays" / "aks-t4-timeslicing" / "aks-nodepool-t4-shared.sh"
+    script.write_text(script.read_text() + "if then\n")
+    result = run("validate", "overlays/gke-a100-spot", "overlays/aks-t4-timeslicing")
+    assert result.exit_code == 1
+    findings = [line for line in result.output.splitlines() if not line.startswith("  ")][:-1]
+    lines = len(script.read_text().splitlines())
+    assert findings == [
+        f"overlays/aks-t4-timeslicing/aks-nodepool-t4-shared.sh:{lines}:1: error script-syntax bash cannot parse it: "
+        "syntax error near unexpected token `then'",
+        "overlays/gke-a100-spot/gke-autoprovisioning.yaml:27:1: error gke-autoprovisioning-schema unknown field "
+        "'autoprovisioning'",
+    ]

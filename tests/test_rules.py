@@ -332,7 +332,7 @@ DOC_CASES["placement-taints-mismatch"] = (None, False, r(PLACED_NODEPOOL, ("key:
                                                                            "key: gpu\n          operator")),
                                           "24:7", PLACED_NODEPOOL)
 
-STRUCTURAL = {"yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
+STRUCTURAL = {"gke-autoprovisioning-schema", "script-syntax", "yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
               "kustomize-build", "kubeconform", "kubeconform-no-schema", "not-generated-file", "not-recognized"}
 
 

@@ -2,7 +2,8 @@ from gengpu.checking.rules.base import DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, 
 
 LABELS = {"nvidia.com/device-plugin.config": DEVICE_PLUGIN_CONFIG, "nvidia.com/mig.config": MIG_PARTED_CONFIG}
 # Where node labels are written: a Node, a Karpenter NodePool's template, an AKS/GKE node pool object.
-LABEL_PATHS = (("metadata", "labels"), ("spec", "template", "metadata", "labels"), ("spec", "nodeLabels"))
+LABEL_PATHS = (("metadata", "labels"), ("spec", "template", "metadata", "labels"),
+               ("spec", "nodePoolConfig", "nodeLabels"))
 
 
 def _labels(doc):

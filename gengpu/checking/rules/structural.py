@@ -55,6 +55,14 @@ RULES = [
          "A resource gengpu cannot validate is an error, never a silent skip.", "gengpu", applies_to=OVERLAY),
     Rule("not-generated-file", "error", "A file of yours where gengpu wants to write.", "Move or rename your file.",
          "gengpu only overwrites files that carry its header.", "gengpu", applies_to=OVERLAY),
+    Rule("gke-autoprovisioning-schema", "error", "A GKE auto-provisioning file gcloud would refuse.",
+         "Keep to the keys gcloud accepts; see schemas/gke-autoprovisioning.schema.json.",
+         "`gcloud container clusters update --autoprovisioning-config-file` refuses unknown keys ('following names are "
+         "not recognised'), so a file with a misplaced key (autoprovisioning:, autoscalingProfile:) never applies.",
+         "gcloud ValidateAutoprovisioningConfigFile; GKE API ResourceLimit", applies_to=OVERLAY),
+    Rule("script-syntax", "error", "A generated script that bash cannot parse.", "Rebuild the overlay (`gengpu build`).",
+         "Scripts beside an overlay (the az aks nodepool add command) are run by hand; a syntax error shows up only "
+         "then. `bash -n` reads them without running anything.", "bash -n", applies_to=OVERLAY),
     Rule("not-recognized", "info", "Nothing gengpu checks in this file.",
          "Point gengpu at profiles, device-plugin or mig-parted configs, ClusterPolicies or GPU workloads.",
          "The file holds no profile, GPU config, ClusterPolicy or GPU-requesting workload.", "gengpu",

@@ -113,6 +113,7 @@ def affected(changed: list[str], out_dir: Path) -> tuple[list[str], list[str]]:
     """
     profiles, orphans = [], []
     root = out_dir.resolve()
+    orphaned = set(_orphans(out_dir, set()))
     for name in changed:
         path = Path(name)
         try:
@@ -125,7 +126,7 @@ def affected(changed: list[str], out_dir: Path) -> tuple[list[str], list[str]]:
         source = _overlay_profile(overlay) if (overlay / "kustomization.yaml").is_file() else None
         if source is not None:
             profiles.append(str(source.resolve()))
-        elif _orphans(out_dir, set()) and rel.parts[0] in _orphans(out_dir, set()):
+        elif rel.parts[0] in orphaned:
             orphans.append(rel.parts[0])
     return sorted(set(profiles)), sorted(set(orphans))
 

@@ -78,7 +78,6 @@ def build(profiles, output_dir, check, changed, fmt):
     if result.blocked:
         click.echo("gengpu: build stopped by the errors above; no overlay was written.", err=True)
         sys.exit(1)
-    shown = pipeline.display(out_dir)
     changed = [p for p in result.plans if p.changed]
     if check:
         for plan in changed:

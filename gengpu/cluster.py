@@ -17,7 +17,6 @@ class Offer:
     """One resource a pool advertises."""
 
     resource: str
-    shared: bool  # a replica of a time-sliced or MPS GPU
     max_per_container: int | None  # 1 when the plugin rejects bigger requests
 
 
@@ -53,11 +52,11 @@ def pool_offers(profile: Profile, pool: NodePool) -> PoolOffers:
         if fail is None:
             fail = s.mode == "mps"
         name = "nvidia.com/gpu.shared" if s.rename_by_default else "nvidia.com/gpu"
-        offers = (Offer(name, True, 1 if fail else None),)
+        offers = (Offer(name, 1 if fail else None),)
     elif s.mode == "mig" and s.mig and s.mig.strategy == "mixed":
-        offers = tuple(Offer(f"nvidia.com/mig-{p.replace('+', '.')}", False, None) for p in mig_layout(pool))
+        offers = tuple(Offer(f"nvidia.com/mig-{p.replace('+', '.')}", None) for p in mig_layout(pool))
     else:
-        offers = (Offer("nvidia.com/gpu", False, None),)
+        offers = (Offer("nvidia.com/gpu", None),)
     return PoolOffers(pool, offers, pool.taints)
 
 

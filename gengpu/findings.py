@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SEVERITIES = ("error", "warning", "info")
-
-
 @dataclass(frozen=True, order=True)
 class Finding:
     file: str

@@ -1,7 +1,5 @@
 """`gengpu diff --base REF` on a two-commit repository."""
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 

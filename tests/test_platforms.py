@@ -1,7 +1,6 @@
 """Every platform end to end: provisioning, placement components, metrics, verification, import."""
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 

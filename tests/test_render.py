@@ -1,8 +1,6 @@
 """Overlays through the real kustomize and kubeconform, with the committed schemas and no network."""
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 

@@ -35,7 +35,7 @@ ALERTS = [
     ("GPUHighTemperature", "DCGM_FI_DEV_GPU_TEMP > 85", "10m", "warning",
      "GPU {{ $labels.gpu }} on {{ $labels.node }} has been above 85 C for 10 minutes",
      "Above its slowdown temperature a GPU throttles its clocks; check cooling and power capping."),
-    ("GPUExporterDown", f"absent(up{{job=~\".*dcgm.*\"}} == 1)", "10m", "warning",
+    ("GPUExporterDown", "absent(up{job=~\".*dcgm.*\"} == 1)", "10m", "warning",
      "No dcgm-exporter target is up", "GPU metrics are missing: check the nvidia-dcgm-exporter DaemonSet and the "
      "scrape configuration."),
 ]

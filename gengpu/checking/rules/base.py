@@ -16,7 +16,7 @@ class Hit:
     doc: object = None  # overlay rules: the Document the path belongs to
 
 
-from gengpu.checking.targets import (  # noqa: F401  (re-exported for the rule modules)
+from gengpu.checking.targets import (  # noqa: F401  (rule modules import their target from here)
     CLUSTER_POLICY,
     DEVICE_PLUGIN_CONFIG,
     MIG_PARTED_CONFIG,

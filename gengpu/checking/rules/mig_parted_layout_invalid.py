@@ -1,4 +1,4 @@
-from gengpu import catalog, mig
+from gengpu import mig
 from gengpu.checking.rules._mig import devices, entries
 from gengpu.checking.rules.base import MIG_PARTED_CONFIG, Hit, Rule
 

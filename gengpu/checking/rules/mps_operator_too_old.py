@@ -1,5 +1,5 @@
 from gengpu import catalog
-from gengpu.checking.rules.base import Hit, Rule, pool_path
+from gengpu.checking.rules.base import Hit, Rule
 
 
 def check(profile, ctx=None):

@@ -308,3 +308,55 @@ def test_import_refuses_other_files(repo, run):
     result = run("import", "karpenter-provisioner", "np.yaml")
     assert result.exit_code == 2
     assert result.output == "gengpu: error: np.yaml: expected one karpenter.sh/v1alpha5 Provisioner, found 0\n"
+
+
+def _gke_managed(repo, run, operator: bool, sharing: dict, name: str):
+    profile = yaml.safe_load((repo / "profiles" / "gke-a100-spot.yaml").read_text())
+    profile["metadata"]["name"] = name
+    pool = profile["spec"]["nodePools"][0]
+    pool.update({"provisioner": "managed", "capacityTypes": ["spot"], "sharing": sharing})
+    if operator:
+        pool["labels"] = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
+    else:
+        profile["spec"]["operator"] = {"enabled": False}
+        profile["spec"]["monitoring"] = {"mode": "gke-managed"}
+    del profile["spec"]["gke"]
+    (repo / "profiles" / f"{name}.yaml").write_text(yaml.safe_dump(profile))
+    result = run("build", f"profiles/{name}.yaml")
+    assert result.exit_code == 0, result.output
+    script = repo / "overlays" / name / f"gke-nodepool-{pool['name']}.sh"
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+    return script.read_text().splitlines()
+
+
+def test_gke_managed_pool_with_gkes_own_time_sharing(repo, run):
+    lines = _gke_managed(repo, run, False, {"mode": "time-slicing", "replicas": 4}, "gke-native")
+    assert lines[5:] == [
+        "set -euo pipefail",
+        "gcloud container node-pools create a100-spot \\",
+        "  --cluster gke-native \\",
+        "  --zone us-central1-c \\",
+        "  --machine-type a2-highgpu-1g \\",
+        "  --accelerator type=nvidia-tesla-a100,count=1,gpu-driver-version=default,"
+        "gpu-sharing-strategy=time-sharing,max-shared-clients-per-gpu=4 \\",
+        "  --enable-autoscaling --min-nodes 0 \\",
+        "  --max-nodes 3 \\",
+        "  --node-labels gengpu.dev/pool=a100-spot,nvidia.com/device-plugin.config=a100-spot \\",
+        "  --node-taints nvidia.com/gpu=present:NoSchedule \\",
+        "  --spot \\",
+        "  --image-type COS_CONTAINERD",
+    ]
+
+
+def test_gke_managed_pool_with_gkes_own_mig_partitions(repo, run):
+    lines = _gke_managed(repo, run, False, {"mode": "mig", "mig": {"strategy": "single", "preset": "all-1g.5gb"}},
+                         "gke-mig")
+    assert "  --accelerator type=nvidia-tesla-a100,count=1,gpu-driver-version=default,gpu-partition-size=1g.5gb \\" \
+        in lines
+
+
+def test_gke_managed_pool_under_the_operator(repo, run):
+    lines = _gke_managed(repo, run, True, {"mode": "none"}, "gke-operator")
+    assert "  --accelerator type=nvidia-tesla-a100,count=1,gpu-driver-version=disabled \\" in lines
+    assert ("  --node-labels gengpu.dev/pool=a100-spot,gke-no-default-nvidia-gpu-device-plugin=true,"
+            "nvidia.com/device-plugin.config=a100-spot \\") in lines

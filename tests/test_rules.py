@@ -152,6 +152,11 @@ PROFILE_CASES = {
                                          "        nvidia.com/device-plugin.config: other")), "20:42",
                                    edit(("      provisioner: karpenter", "      provisioner: karpenter\n      labels:\n"
                                          "        nvidia.com/device-plugin.config: pool"))),
+    "gke-native-mig-uniform": (edit(*GKE[:4], ("version: v26.7.0", "enabled: false"),
+                                    ("provisioner: karpenter", "provisioner: managed"), (TS, MIG.replace(
+                                        "3g.20gb: 2", "3g.20gb: 1\n            2g.10gb: 1"))), "21:9",
+                               edit(*GKE[:4], ("version: v26.7.0", "enabled: false"),
+                                    ("provisioner: karpenter", "provisioner: managed"), (TS, MIG))),
     "duplicate-device-plugin": (edit(*GKE[:4], ("provisioner: karpenter", "provisioner: managed")), "13:7",
                                 edit(*GKE[:4], ("provisioner: karpenter", "provisioner: managed\n      labels:\n"
                                                 "        gke-no-default-nvidia-gpu-device-plugin: \"true\""))),

@@ -54,8 +54,9 @@ def pod_spec(profile: Profile, pool: NodePool, resource: str) -> dict:
         spec["nodeSelector"] = selector
         return spec
     if profile.platform == "gke" and pool.provisioner == "node-auto-provisioning":
-        # The ComputeClass carries machine type, accelerator and spot; pods only name it.
-        spec["nodeSelector"] = {"cloud.google.com/compute-class": pool.name}
+        # The ComputeClass carries machine type, accelerator and spot; pods only name it (and GKE's own sharing).
+        spec["nodeSelector"] = {"cloud.google.com/compute-class": pool.name,
+                                **(_gke_native_selectors(profile, pool) if gke_native else {})}
         return spec
     expressions = [{"key": nodes.POOL_LABEL, "operator": "In", "values": [pool.name]}]
     if profile.platform == "eks" and pool.provisioner == "karpenter":

@@ -189,6 +189,56 @@ def aks_nodepool_script(profile: Profile, pool: NodePool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def gke_accelerator_flag(profile: Profile, pool: NodePool, machine: str) -> str:
+    """gcloud's --accelerator value: type, count, driver and, without the operator, GKE's own sharing."""
+    spec = catalog.instance_type(profile.platform, machine) or {}
+    parts = [f"type={catalog.gke_accelerator(pool.gpu_id, machine) or pool.gpus[0]}",
+             f"count={pool.gpus_per_node or spec.get('gpus', 1)}"]
+    if profile.operator.enabled:
+        # The operator's device plugin replaces GKE's; Google's driver installer comes with the Application.
+        parts.append("gpu-driver-version=disabled")
+        return ",".join(parts)
+    parts.append("gpu-driver-version=default")
+    s = pool.sharing
+    if s.mode in ("time-slicing", "mps"):
+        parts += [f"gpu-sharing-strategy={'time-sharing' if s.mode == 'time-slicing' else 'mps'}",
+                  f"max-shared-clients-per-gpu={s.replicas}"]
+    elif s.mode == "mig":
+        layout = mig_layout(pool)
+        if len(layout) == 1:
+            parts.append(f"gpu-partition-size={next(iter(layout))}")
+    return ",".join(parts)
+
+
+def gke_nodepool_script(profile: Profile, pool: NodePool) -> str:
+    machine = pool.instance_types[0]
+    labels = ",".join(f"{k}={v}" for k, v in nodes.node_labels(profile, pool).items())
+    taints = ",".join(f"{t.key}={t.value or ''}:{t.effect}" for t in pool.taints)
+    location = f"--zone {profile.zones[0]}" if len(profile.zones) == 1 else f"--region {profile.region}"
+    lines = [
+        "#!/usr/bin/env bash",
+        f"# Creates the GKE node pool for gengpu pool '{pool.name}'. Run once; machine type, accelerator and",
+        "# taints cannot be changed later. Node labels select the pool's device-plugin (and MIG) config.",
+        "set -euo pipefail",
+        f"gcloud container node-pools create {pool.name} \\",
+        f"  --cluster {profile.gke.get('clusterName', profile.name)} \\",
+        f"  {location} \\",
+        f"  --machine-type {machine} \\",
+        f"  --accelerator {gke_accelerator_flag(profile, pool, machine)} \\",
+        "  --enable-autoscaling --min-nodes 0 \\",
+        f"  --max-nodes {pool.limits.get('nodes', 3)} \\",
+        f"  --node-labels {labels} \\",
+    ]
+    if len(profile.zones) > 1:
+        lines.append(f"  --node-locations {','.join(profile.zones)} \\")
+    if taints:
+        lines.append(f"  --node-taints {taints} \\")
+    if pool.capacity_types == ("spot",):
+        lines.append("  --spot \\")
+    lines.append(f"  --image-type {'UBUNTU_CONTAINERD' if profile.gke.get('imageType') == 'Ubuntu' else 'COS_CONTAINERD'}")
+    return "\n".join(lines) + "\n"
+
+
 def gke_compute_class(profile: Profile, pool: NodePool) -> dict:
     priorities = []
     for machine in pool.instance_types:
@@ -273,6 +323,9 @@ def side_files(profile: Profile) -> dict[str, object]:
             if pool.provisioner == "managed":
                 files[f"aks-nodepool-{pool.name}.sh"] = aks_nodepool_script(profile, pool)
     if profile.platform == "gke":
+        for pool in profile.node_pools:
+            if pool.provisioner == "managed":
+                files[f"gke-nodepool-{pool.name}.sh"] = gke_nodepool_script(profile, pool)
         nap = gke_autoprovisioning(profile)
         if nap:
             files["gke-autoprovisioning.yaml"] = nap

@@ -135,15 +135,16 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version):
     from gengpu import pipeline, reporting
 
     fmt = fmt or _default_format()
-    findings = pipeline.validate(list(paths), kubernetes_version, profile, kind)
+    result = pipeline.validate(list(paths), kubernetes_version, profile, kind)
+    findings = result.findings
     out = reporting.REPORTERS[fmt](findings)
     if out:
         click.echo(out)
     code = reporting.exit_code(findings, strict)
     if fmt == "text":
         errors = sum(f.severity == "error" for f in findings)
-        click.echo(f"{errors} error(s), {len(findings) - errors} other finding(s)." if findings else "No findings.",
-                   err=True)
+        verdict = f"{errors} error(s), {len(findings) - errors} other finding(s)" if findings else "no findings"
+        click.echo(f"gengpu: {result.summary()}: {verdict}.", err=True)
     sys.exit(code)
 
 

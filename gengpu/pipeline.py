@@ -287,8 +287,23 @@ def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx) -> list[F
     return findings + check_documents(docs, ctx)[0]
 
 
+@dataclass
+class Validated:
+    findings: list[Finding]
+    profiles: int = 0
+    files: int = 0
+    overlays: int = 0
+    manifests: int = 0
+
+    def summary(self) -> str:
+        parts = [f"{n} {what}" for n, what in ((self.profiles, "profile(s)"), (self.files, "other file(s)"),
+                                              (self.overlays, "rendered kustomization(s)"),
+                                              (self.manifests, "Argo CD manifest(s)")) if n]
+        return f"checked {', '.join(parts) or 'nothing'}"
+
+
 def validate(paths: list[str], kubernetes_version: str | None = None, profile: str | None = None,
-             kind: str | None = None) -> list[Finding]:
+             kind: str | None = None) -> Validated:
     """Check profiles, GPU configs, ClusterPolicies, workloads and overlays; with no paths, profiles/ and overlays/*.
 
     profile gives the cluster context (pools, resources, taints) for workloads outside a generated overlay.
@@ -307,17 +322,19 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
         argo = Path(ARGOCD_DIR)
         targets = [*profile_files([]), *overlays, *verify,
                    *([argo / "applications"] if render.is_overlay(argo / "applications") else [])]
-        findings_root = render.check_manifests(argo, display(argo), ["root-application.yaml", "applicationset.yaml"],
-                                               kubernetes_version)
+        roots = [n for n in ("root-application.yaml", "applicationset.yaml") if (argo / n).is_file()]
+        findings_root = render.check_manifests(argo, display(argo), roots, kubernetes_version)
     else:
-        findings_root = []
+        roots, findings_root = [], []
     findings: list[Finding] = list(findings_root)
     files: list[Path] = []
+    result = Validated([], manifests=len(roots))
     for target in targets:
         if not target.exists():
             raise UsageError(f"{display(target)}: no such file or folder")
         if target.is_dir():
             if render.is_overlay(target):
+                result.overlays += 1
                 findings += _check_overlay(target, kubernetes_version, ctx)
             else:
                 files += sorted([*target.glob("*.yaml"), *target.glob("*.yml")])
@@ -329,7 +346,9 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
     for path in files:
         if path not in profiles:
             findings += _check_file(path, ctx, kind)
-    return sort_findings(findings)
+    result.profiles, result.files = len(profiles), len(files) - len(profiles)
+    result.findings = sort_findings(findings)
+    return result
 
 
 def _looks_like_profile(path: Path) -> bool:

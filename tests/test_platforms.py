@@ -360,3 +360,15 @@ def test_gke_managed_pool_under_the_operator(repo, run):
     assert "  --accelerator type=nvidia-tesla-a100,count=1,gpu-driver-version=disabled \\" in lines
     assert ("  --node-labels gengpu.dev/pool=a100-spot,gke-no-default-nvidia-gpu-device-plugin=true,"
             "nvidia.com/device-plugin.config=a100-spot \\") in lines
+
+
+def test_autopilot_placement_asks_for_a_count_autopilot_allows(repo, run, tmp_path):
+    profile = yaml.safe_load((repo / "profiles" / "gke-autopilot-l4.yaml").read_text())
+    profile["metadata"]["name"] = "autopilot-b200"
+    pool = profile["spec"]["nodePools"][0]
+    pool.update({"name": "b200", "gpu": "B200-180GB", "gpusPerNode": 8, "instanceTypes": ["a4-highgpu-8g"]})
+    (repo / "profiles" / "autopilot-b200.yaml").write_text(yaml.safe_dump(profile))
+    assert run("build", "profiles/autopilot-b200.yaml").exit_code == 0
+    placement = yaml.safe_load((repo / "overlays" / "autopilot-b200" / "components" / "b200" / "placement.yaml")
+                               .read_text())
+    assert placement["spec"] == {"pool": "b200", "resource": "nvidia.com/gpu", "count": "8"}

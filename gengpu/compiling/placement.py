@@ -76,6 +76,14 @@ def pod_spec(profile: Profile, pool: NodePool, resource: str) -> dict:
     return spec
 
 
+def gpu_count(profile: Profile, pool: NodePool) -> int:
+    """GPUs the component asks for: one, or on Autopilot the smallest count it allows for the accelerator."""
+    if profile.platform != "gke-autopilot":
+        return 1
+    allowed = catalog.clouds()["gke"]["autopilot"]["allowedCounts"].get(catalog.gke_accelerator(pool.gpu_id) or "")
+    return min(allowed) if allowed else 1
+
+
 def component(profile: Profile, pool: NodePool, name: str, resource: str) -> dict[str, dict]:
     """File name -> document, for components/<name>/."""
     patch = {
@@ -94,7 +102,7 @@ def component(profile: Profile, pool: NodePool, name: str, resource: str) -> dic
         "apiVersion": "gengpu.dev/v1alpha1",
         "kind": "Placement",
         "metadata": {"name": name, "annotations": LOCAL_CONFIG},
-        "spec": {"pool": pool.name, "resource": resource, "count": "1"},
+        "spec": {"pool": pool.name, "resource": resource, "count": str(gpu_count(profile, pool))},
     }
     limit = f"resources.limits.[{resource}]"
     kustomization = {

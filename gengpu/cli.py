@@ -41,13 +41,16 @@ def _guarded(fn):
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gengpu")
 def main():
-    """Compile GPU profiles into Argo CD-ready Kustomize overlays, and validate profiles and overlays.
+    """Compile GPU profiles into Argo CD-ready Kustomize overlays, and validate GPU setups before they ship.
 
     \b
-    gengpu build              compile profiles/*.yaml into overlays/<name>/
-    gengpu build --check      fail (exit 1) when committed overlays are stale
-    gengpu validate           check profiles, render overlays with kustomize, check them with kubeconform
-    gengpu schema             print the profile JSON Schema
+    gengpu init DIR --platform eks --gpu L4     start a GitOps repository
+    gengpu build                                profiles/*.yaml -> overlays/<name>/ and argocd/
+    gengpu build --check                        exit 1 with a diff when committed overlays are stale
+    gengpu validate                             profiles, manifests, and overlays through kustomize + kubeconform
+    gengpu diff --base origin/main              what a merge changes on each cluster
+    gengpu mig check --gpu A100-40GB 3g.20gb=2  does a MIG layout fit
+    gengpu explain RULE-ID                      why a rule exists and how to fix what it found
     """
 
 
@@ -63,11 +66,11 @@ def main():
               help="Format of findings.")
 @_guarded
 def build(profiles, output_dir, check, changed, fmt):
-    """Compile PROFILES (default: every profiles/*.yaml) into overlays.
+    """Compile PROFILES (default: every profiles/*.yaml) into overlays, and argocd/ beside them.
 
     A profile with errors stops the build before anything is written, so the
     overlays on disk stay as they were. Files gengpu did not generate are never
-    overwritten or deleted.
+    overwritten or deleted; put your own patches in overlays/<name>/local/.
     """
     from gengpu import pipeline, reporting, writing
 

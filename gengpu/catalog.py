@@ -99,7 +99,8 @@ def platform_gpus(platform: str) -> set[str]:
         return {m["gpu"] for m in table["gke"]["machineTypes"].values()} | set(table["gke"]["attachable"]["gpus"])
     if platform == "gke-autopilot":
         allowed = table["gke"]["autopilot"]["allowedCounts"]
-        return {g for g, acc in table["gke"]["accelerators"].items() if acc in allowed} | {"H100-80GB"}
+        named = {m["gpu"] for m in table["gke"]["machineTypes"].values() if m.get("accelerator") in allowed}
+        return {g for g, acc in table["gke"]["accelerators"].items() if acc in allowed} | named
     if platform == "aks":
         return {v["gpu"] for v in table["aks"]["vmSizes"].values()}
     return set()

@@ -447,7 +447,9 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, hooks_repo
     result = pipeline.build(sorted(str(p) for p in (target / "profiles").glob("*.yaml")), target / "overlays",
                             check=False, full=True)
     if result.blocked:
-        click.echo(reporting_text(result.findings), err=True)
+        from gengpu import reporting
+
+        click.echo(reporting.text(result.findings), err=True)
         raise UsageError("the new profile does not pass gengpu's checks; nothing more was written")
     for rel in written:
         click.echo(f"wrote {pipeline.display(target / rel)}")
@@ -459,8 +461,3 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, hooks_repo
 def _stdin_is_terminal() -> bool:
     return sys.stdin.isatty()
 
-
-def reporting_text(findings):
-    from gengpu import reporting
-
-    return reporting.text(findings)

@@ -72,7 +72,7 @@ def _message(error, path) -> str:
 
 
 def _walk(errors):
-    """Flatten allOf/anyOf wrappers, and oneOf ones whose branches all fail the same way, so each error stands alone."""
+    """Flatten allOf and anyOf wrappers so each leaf error stands on its own."""
     for error in errors:
         if error.validator in ("allOf", "anyOf") and error.context:
             yield from _walk(error.context)

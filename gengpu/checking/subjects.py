@@ -57,13 +57,16 @@ def config_kind(data) -> str | None:
     return None
 
 
+def dig(data, *path):
+    """The value at path in plain data, or None where a step is missing or not a mapping."""
+    for part in path:
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
 def pod_spec(obj: dict):
     path = POD_SPEC_PATHS.get(obj.get("kind"))
-    if not path:
-        return None, None
-    node = obj
-    for part in path:
-        node = node.get(part) if isinstance(node, dict) else None
+    node = dig(obj, *path) if path else None
     return (path, node) if isinstance(node, dict) else (None, None)
 
 

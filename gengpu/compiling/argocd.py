@@ -32,6 +32,17 @@ SYNC_OPTIONS = [
 RETRY = {"limit": 5, "backoff": {"duration": "10s", "factor": 2, "maxDuration": "5m"}}
 
 
+def _metadata(name: str, namespace: str | None = None) -> dict:
+    meta = {"name": f"gpu-{name}", **({"namespace": namespace} if namespace else {})}
+    meta["labels"] = {"app.kubernetes.io/managed-by": "gengpu", "gengpu.dev/cluster": name}
+    meta["finalizers"] = ["resources-finalizer.argocd.argoproj.io"]
+    return meta
+
+
+def _sync_policy() -> dict:
+    return {"automated": {"prune": True, "selfHeal": True}, "syncOptions": SYNC_OPTIONS, "retry": RETRY}
+
+
 def _chart_source(version: str, repo_url: str, values_path: str) -> dict:
     chart = catalog.operator()["chart"]
     return {
@@ -65,19 +76,9 @@ def application(profile: Profile) -> dict:
     return {
         "apiVersion": "argoproj.io/v1alpha1",
         "kind": "Application",
-        "metadata": {
-            "name": f"gpu-{profile.name}",
-            "namespace": argo.namespace,
-            "labels": {"app.kubernetes.io/managed-by": "gengpu", "gengpu.dev/cluster": profile.name},
-            "finalizers": ["resources-finalizer.argocd.argoproj.io"],
-        },
-        "spec": {
-            "project": argo.project,
-            "sources": sources,
-            "destination": destination,
-            "syncPolicy": {"automated": {"prune": True, "selfHeal": True}, "syncOptions": SYNC_OPTIONS,
-                           "retry": RETRY},
-        },
+        "metadata": _metadata(profile.name, argo.namespace),
+        "spec": {"project": argo.project, "sources": sources, "destination": destination,
+                 "syncPolicy": _sync_policy()},
     }
 
 
@@ -150,18 +151,13 @@ def applicationset(profile: Profile) -> dict:
                 "files": [{"path": f"{argo.overlays_dir}/*/{CLUSTER_FILE}"}],
             }}],
             "template": {
-                "metadata": {
-                    "name": "gpu-{{ .cluster.name }}",
-                    "labels": {"app.kubernetes.io/managed-by": "gengpu", "gengpu.dev/cluster": "{{ .cluster.name }}"},
-                    "finalizers": ["resources-finalizer.argocd.argoproj.io"],
-                },
+                "metadata": _metadata("{{ .cluster.name }}"),
                 "spec": {
                     "project": "default",
                     "sources": [{"repoURL": argo.repo_url, "targetRevision": argo.revision,
                                  "path": "{{ .path.path }}"}],
                     "destination": {"server": "https://kubernetes.default.svc"},
-                    "syncPolicy": {"automated": {"prune": True, "selfHeal": True}, "syncOptions": SYNC_OPTIONS,
-                                   "retry": RETRY},
+                    "syncPolicy": _sync_policy(),
                 },
             },
             # Destination and sources depend on each cluster's parameters (operator or not, server or name).

@@ -1,4 +1,5 @@
 from gengpu.checking.rules.base import DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, OVERLAY, Hit, Rule
+from gengpu.checking.subjects import dig
 
 LABELS = {"nvidia.com/device-plugin.config": DEVICE_PLUGIN_CONFIG, "nvidia.com/mig.config": MIG_PARTED_CONFIG}
 # Where node labels are written: a Node, a Karpenter NodePool's template, an AKS/GKE node pool object.
@@ -11,9 +12,7 @@ def _labels(doc):
     if not isinstance(data, dict) or data.get("kind") not in ("Node", "NodePool", "ComputeClass", "NodeClaim"):
         return
     for path in LABEL_PATHS:
-        node = data
-        for part in path:
-            node = node.get(part) if isinstance(node, dict) else None
+        node = dig(data, *path)
         if isinstance(node, dict):
             for label, kind in LABELS.items():
                 if label in node:

@@ -1,16 +1,11 @@
 from gengpu.checking.rules._pods import tolerates
 from gengpu.checking.rules.base import OVERLAY, Hit, Rule
+from gengpu.checking.subjects import dig
 from gengpu.model import Taint
 
 POOL = "gengpu.dev/pool"
 # Taints platforms put on spot nodes themselves: a placement may tolerate them though no provisioner lists them.
 PLATFORM_TAINTS = {("kubernetes.azure.com/scalesetpriority", "spot"), ("cloud.google.com/gke-spot", "true")}
-
-
-def _get(data, *path):
-    for part in path:
-        data = data.get(part) if isinstance(data, dict) else None
-    return data
 
 
 def _provisioned(docs):
@@ -19,11 +14,11 @@ def _provisioned(docs):
     for doc in docs:
         d = doc.data if isinstance(doc.data, dict) else {}
         if d.get("kind") == "NodePool":
-            pool = _get(d, "spec", "template", "metadata", "labels", POOL)
-            taints = _get(d, "spec", "template", "spec", "taints") or []
+            pool = dig(d, "spec", "template", "metadata", "labels", POOL)
+            taints = dig(d, "spec", "template", "spec", "taints") or []
         elif d.get("kind") == "ComputeClass":
-            pool = _get(d, "spec", "nodePoolConfig", "nodeLabels", POOL)
-            taints = _get(d, "spec", "nodePoolConfig", "taints") or []
+            pool = dig(d, "spec", "nodePoolConfig", "nodeLabels", POOL)
+            taints = dig(d, "spec", "nodePoolConfig", "taints") or []
         else:
             continue
         if pool:
@@ -36,12 +31,12 @@ def check(subjects, docs, ctx=None):
     provisioned = _provisioned(docs)
     for doc in docs:
         d = doc.data if isinstance(doc.data, dict) else {}
-        pool = _get(d, "metadata", "annotations", POOL)
+        pool = dig(d, "metadata", "annotations", POOL)
         if not pool or pool not in provisioned or d.get("kind") not in ("Deployment", "CronJob"):
             continue
         path = ("spec", "template", "spec") if d["kind"] == "Deployment" else (
             "spec", "jobTemplate", "spec", "template", "spec")
-        tolerations = _get(d, *path, "tolerations") or []
+        tolerations = dig(d, *path, "tolerations") or []
         _, taints = provisioned[pool]
         for taint in taints:
             if not tolerates(tolerations, taint):

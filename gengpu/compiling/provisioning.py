@@ -6,6 +6,8 @@ MIG configs, so sharing follows new nodes with no manual labelling.
 
 from __future__ import annotations
 
+import shlex
+
 from gengpu import catalog
 from gengpu.cluster import mig_layout
 from gengpu.compiling import nodes
@@ -154,39 +156,48 @@ def aks_node_auto_provisioning(profile: Profile, pool: NodePool) -> list[dict]:
     return [nodepool, nodeclass]
 
 
-def aks_nodepool_script(profile: Profile, pool: NodePool) -> str:
+def _script(comment: list[str], command: list[str], options: list[tuple[str, ...]]) -> str:
+    """A bash script running one command; every value is shell-quoted, one option per line."""
+    lines = ["#!/usr/bin/env bash", *(f"# {c}" for c in comment), "set -euo pipefail",
+             " ".join(shlex.quote(w) for w in command) + " \\"]
+    lines += ["  " + " ".join(shlex.quote(w) for w in option) + " \\" for option in options]
+    lines[-1] = lines[-1].removesuffix(" \\")
+    return "\n".join(lines) + "\n"
+
+
+def aks_nodepool_argv(profile: Profile, pool: NodePool) -> list[tuple[str, ...]]:
+    """The options of `az aks nodepool add`, one tuple per option with its values."""
     aks = profile.aks
     cluster = aks.get("clusterName", profile.name)
-    group = aks.get("resourceGroup", f"{cluster}-rg")
-    labels = " ".join(f"{k}={v}" for k, v in nodes.node_labels(profile, pool).items())
-    taints = ",".join(f"{t.key}={t.value or ''}:{t.effect}" if t.value is not None else f"{t.key}:{t.effect}"
+    taints = ",".join(f"{t.key}={t.value}:{t.effect}" if t.value is not None else f"{t.key}:{t.effect}"
                       for t in pool.taints)
-    lines = [
-        "#!/usr/bin/env bash",
-        f"# Creates the AKS node pool for gengpu pool '{pool.name}'. Run once; VM size and taints",
-        "# cannot be changed later. Node labels select the pool's device-plugin (and MIG) config.",
-        "set -euo pipefail",
-        "az aks nodepool add \\",
-        f"  --resource-group {group} \\",
-        f"  --cluster-name {cluster} \\",
-        f"  --name {nodes.aks_pool_name(pool)} \\",
-        f"  --node-vm-size {pool.instance_types[0]} \\",
-        "  --node-count 1 \\",
-        "  --enable-cluster-autoscaler \\",
-        "  --min-count 0 \\",
-        f"  --max-count {pool.limits.get('nodes', 3)} \\",
-        f"  --labels {labels} \\",
+    options = [
+        ("--resource-group", aks.get("resourceGroup", f"{cluster}-rg")),
+        ("--cluster-name", cluster),
+        ("--name", nodes.aks_pool_name(pool)),
+        ("--node-vm-size", pool.instance_types[0]),
+        ("--node-count", "1"),
+        ("--enable-cluster-autoscaler",),
+        ("--min-count", "0"),
+        ("--max-count", str(pool.limits.get("nodes", 3))),
+        ("--labels", *(f"{k}={v}" for k, v in nodes.node_labels(profile, pool).items())),
     ]
     if taints:
-        lines.append(f"  --node-taints {taints} \\")
+        options.append(("--node-taints", taints))
     if profile.zones:
-        lines.append(f"  --zones {' '.join(profile.zones)} \\")
+        options.append(("--zones", *profile.zones))
     if "spot" in pool.capacity_types:
-        lines.append("  --priority Spot --eviction-policy Delete --spot-max-price -1 \\")
+        options.append(("--priority", "Spot", "--eviction-policy", "Delete", "--spot-max-price", "-1"))
     if profile.owns("driver"):
-        lines.append("  --gpu-driver none \\")  # the GPU Operator installs the driver
-    lines.append(f"  --os-sku {'AzureLinux' if aks.get('imageFamily') == 'AzureLinux' else 'Ubuntu'}")
-    return "\n".join(lines) + "\n"
+        options.append(("--gpu-driver", "none"))  # the GPU Operator installs the driver
+    options.append(("--os-sku", "AzureLinux" if aks.get("imageFamily") == "AzureLinux" else "Ubuntu"))
+    return options
+
+
+def aks_nodepool_script(profile: Profile, pool: NodePool) -> str:
+    return _script([f"Creates the AKS node pool for gengpu pool '{pool.name}'. Run once; VM size and taints",
+                    "cannot be changed later. Node labels select the pool's device-plugin (and MIG) config."],
+                   ["az", "aks", "nodepool", "add"], aks_nodepool_argv(profile, pool))
 
 
 def gke_accelerator_flag(profile: Profile, pool: NodePool, machine: str) -> str:
@@ -210,33 +221,34 @@ def gke_accelerator_flag(profile: Profile, pool: NodePool, machine: str) -> str:
     return ",".join(parts)
 
 
-def gke_nodepool_script(profile: Profile, pool: NodePool) -> str:
+def gke_nodepool_argv(profile: Profile, pool: NodePool) -> list[tuple[str, ...]]:
+    """The options of `gcloud container node-pools create POOL`, one tuple per option with its values."""
     machine = pool.instance_types[0]
-    labels = ",".join(f"{k}={v}" for k, v in nodes.node_labels(profile, pool).items())
     taints = ",".join(f"{t.key}={t.value or ''}:{t.effect}" for t in pool.taints)
-    location = f"--zone {profile.zones[0]}" if len(profile.zones) == 1 else f"--region {profile.region}"
-    lines = [
-        "#!/usr/bin/env bash",
-        f"# Creates the GKE node pool for gengpu pool '{pool.name}'. Run once; machine type, accelerator and",
-        "# taints cannot be changed later. Node labels select the pool's device-plugin (and MIG) config.",
-        "set -euo pipefail",
-        f"gcloud container node-pools create {pool.name} \\",
-        f"  --cluster {profile.gke.get('clusterName', profile.name)} \\",
-        f"  {location} \\",
-        f"  --machine-type {machine} \\",
-        f"  --accelerator {gke_accelerator_flag(profile, pool, machine)} \\",
-        "  --enable-autoscaling --min-nodes 0 \\",
-        f"  --max-nodes {pool.limits.get('nodes', 3)} \\",
-        f"  --node-labels {labels} \\",
+    options = [
+        ("--cluster", profile.gke.get("clusterName", profile.name)),
+        ("--zone", profile.zones[0]) if len(profile.zones) == 1 else ("--region", profile.region),
+        ("--machine-type", machine),
+        ("--accelerator", gke_accelerator_flag(profile, pool, machine)),
+        ("--enable-autoscaling", "--min-nodes", "0"),
+        ("--max-nodes", str(pool.limits.get("nodes", 3))),
+        ("--node-labels", ",".join(f"{k}={v}" for k, v in nodes.node_labels(profile, pool).items())),
     ]
     if len(profile.zones) > 1:
-        lines.append(f"  --node-locations {','.join(profile.zones)} \\")
+        options.append(("--node-locations", ",".join(profile.zones)))
     if taints:
-        lines.append(f"  --node-taints {taints} \\")
+        options.append(("--node-taints", taints))
     if pool.capacity_types == ("spot",):
-        lines.append("  --spot \\")
-    lines.append(f"  --image-type {'UBUNTU_CONTAINERD' if profile.gke.get('imageType') == 'Ubuntu' else 'COS_CONTAINERD'}")
-    return "\n".join(lines) + "\n"
+        options.append(("--spot",))
+    options.append(("--image-type", "UBUNTU_CONTAINERD" if profile.gke.get("imageType") == "Ubuntu"
+                    else "COS_CONTAINERD"))
+    return options
+
+
+def gke_nodepool_script(profile: Profile, pool: NodePool) -> str:
+    return _script([f"Creates the GKE node pool for gengpu pool '{pool.name}'. Run once; machine type, accelerator and",
+                    "taints cannot be changed later. Node labels select the pool's device-plugin (and MIG) config."],
+                   ["gcloud", "container", "node-pools", "create", pool.name], gke_nodepool_argv(profile, pool))
 
 
 def gke_compute_class(profile: Profile, pool: NodePool) -> dict:

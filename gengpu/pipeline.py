@@ -15,7 +15,7 @@ from gengpu.checking.profile import check_profile, is_profile
 from gengpu.checking.rules import RULES
 from gengpu.checking.run import SCHEMAS, check_overlay_rules, check_subject, schema_file
 from gengpu.checking.schema import check_schema
-from gengpu.checking.subjects import Subject, classify
+from gengpu.checking.subjects import Subject, classify, well_formed
 from gengpu.cluster import Cluster
 from gengpu.compiling import compile_overlay, operator_app
 from gengpu.compiling.overlay import LOCAL_COMPONENT, compile_argocd
@@ -54,17 +54,39 @@ class Loaded:
     findings: list[Finding] = field(default_factory=list)
 
 
-def load_profiles(files: list[Path], out_dir: Path) -> Loaded:
-    """Load and check every profile; one bad file never stops the others."""
-    result = Loaded()
-    names: dict[str, str] = {}
-    for path in files:
+@dataclass
+class Source:
+    """One file as loaded: its documents, or the findings that stopped its parse."""
+
+    path: Path
+    shown: str
+    docs: list
+    findings: list[Finding]
+
+    @classmethod
+    def read(cls, path: Path) -> "Source":
         shown = display(path)
         if not path.is_file():
             raise UsageError(f"{shown}: no such file")
         docs, findings = load_file(path, shown)
-        result.findings += findings
-        if findings:
+        return cls(path, shown, docs, findings)
+
+    @property
+    def is_profile(self) -> bool:
+        """Files in profiles/ are profiles, as build takes them; elsewhere, files that say they are one."""
+        in_profiles = self.path.resolve().parent == Path(DEFAULT_PROFILES).resolve()
+        return in_profiles or any(is_profile(d) for d in self.docs)
+
+
+def load_profiles(files: list[Path | Source], out_dir: Path) -> Loaded:
+    """Load and check every profile; one bad file never stops the others."""
+    result = Loaded()
+    names: dict[str, str] = {}
+    for source in files:
+        source = source if isinstance(source, Source) else Source.read(source)
+        path, shown, docs = source.path, source.shown, source.docs
+        result.findings += source.findings
+        if source.findings:
             continue
         if len(docs) != 1 or not is_profile(docs[0]):
             result.findings.append(Finding(shown, 1, 1, "error", "profile-schema",
@@ -119,7 +141,7 @@ def affected(changed: list[str], out_dir: Path) -> tuple[list[str], list[str]]:
         try:
             rel = path.resolve().relative_to(root)
         except ValueError:
-            if path.suffix in (".yaml", ".yml") and path.is_file() and _looks_like_profile(path):
+            if path.suffix in (".yaml", ".yml") and path.is_file() and Source.read(path).is_profile:
                 profiles.append(str(path.resolve()))
             continue
         overlay = root / rel.parts[0]
@@ -159,6 +181,8 @@ def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, f
     files = profile_files(paths) if paths or not changed else []
     loaded = load_profiles(files, out_dir)
     errors = [f for f in loaded.findings if f.is_error]
+    if errors:  # a profile with errors is never compiled: the compiler may rely on what the rules check
+        return BuildResult(sort_findings(loaded.findings), [], True)
     plans = [writing.plan_overlay(out_dir, p.name, compile_overlay(p, _has_local(out_dir, p.name)))
              for p in loaded.profiles]
     full = (not paths and not changed) if full is None else full
@@ -210,7 +234,8 @@ def _context(profile_path: Path | None):
 
 def check_documents(docs, ctx) -> tuple[list[Finding], bool]:
     """Rules over every document of one file or overlay; True when anything was recognised."""
-    findings, subjects = [], []
+    subjects = []
+    docs, findings = well_formed(docs)
     for doc in docs:
         found, errors = classify(doc)
         findings += errors
@@ -234,22 +259,18 @@ def _forced(docs, kind: str, ctx) -> list[Finding]:
     return findings
 
 
-def _check_file(path: Path, ctx, kind: str | None = None) -> list[Finding]:
-    shown = display(path)
-    docs, findings = load_file(path, shown)
-    if findings:
-        return findings
+def _check_file(source: Source, ctx, kind: str | None = None) -> list[Finding]:
+    if source.findings:
+        return source.findings
     if kind:
-        return _forced(docs, kind, ctx)
-    if any(is_profile(d) for d in docs):
-        return load_profiles([path], Path(DEFAULT_OVERLAYS)).findings
-    more, recognised = check_documents(docs, ctx)
+        return _forced(source.docs, kind, ctx)
+    more, recognised = check_documents(source.docs, ctx)
     if not recognised and not more:
         rule = RULES["not-recognized"]
-        more.append(Finding(shown, 0, 0, rule.severity, rule.id,
+        more.append(Finding(source.shown, 0, 0, rule.severity, rule.id,
                             "no profile, device-plugin or mig-parted config, ClusterPolicy or GPU workload found",
                             rule.fix))
-    return findings + more
+    return more
 
 
 def _side_files(overlay: Path) -> list[Finding]:
@@ -340,21 +361,13 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
                 files += sorted([*target.glob("*.yaml"), *target.glob("*.yml")])
         else:
             files.append(target)
-    profiles = [] if kind else [f for f in files if _looks_like_profile(f)]
+    sources = [Source.read(f) for f in files]
+    profiles = [] if kind else [s for s in sources if s.is_profile]
     if profiles:
         findings += load_profiles(profiles, Path(DEFAULT_OVERLAYS)).findings
-    for path in files:
-        if path not in profiles:
-            findings += _check_file(path, ctx, kind)
+    for source in sources:
+        if kind or not source.is_profile:
+            findings += _check_file(source, ctx, kind)
     result.profiles, result.files = len(profiles), len(files) - len(profiles)
     result.findings = sort_findings(findings)
     return result
-
-
-def _looks_like_profile(path: Path) -> bool:
-    """Profiles are checked together (duplicate names); anything else file by file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    return bool(re.search(r"^(kind:\s*GPUProfile|apiVersion:\s*gengpu\.dev/)", text, flags=re.M)) or not text.strip()

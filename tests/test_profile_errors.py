@@ -61,7 +61,7 @@ CASES = [
      ["9:3: error profile-schema 'spec.nodePools': [] should be non-empty",
       "10:3: error profile-schema unknown field 'spec.nodePoolz'"]),
     ("syntax-error", ("      instanceTypes: [p4d.24xlarge]", "      instanceTypes: [p4d.24xlarge"),
-     ["14:14: error yaml-syntax invalid YAML: while parsing a flow sequence: expected ',' or ']', but got ':'"]),
+     ["14:14: error yaml-syntax invalid YAML: while parsing a flow sequence: did not find expected ',' or ']'"]),
     ("two-documents", None,
      ["1:1: error profile-schema a profile file holds exactly one document of kind GPUProfile"]),
 ]

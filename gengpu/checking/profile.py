@@ -10,7 +10,10 @@ from gengpu.model import Profile, build_profile
 
 
 def is_profile(doc: Document) -> bool:
-    return isinstance(doc.data, dict) and doc.data.get("kind") == "GPUProfile"
+    """A GPUProfile, or something meant as one (gengpu's apiVersion with a misspelt kind)."""
+    data = doc.data
+    return isinstance(data, dict) and (data.get("kind") == "GPUProfile"
+                                       or str(data.get("apiVersion", "")).startswith("gengpu.dev/"))
 
 
 def check_profile(doc: Document, source: str) -> tuple[Profile | None, list[Finding]]:

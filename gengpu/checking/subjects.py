@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from gengpu.checking.targets import CLUSTER_POLICY, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, WORKLOAD
@@ -84,6 +85,83 @@ def uses_gpu(spec: dict) -> bool:
     return False
 
 
+def _malformed(doc: Document, path: tuple, message: str, fix: str) -> Finding:
+    from gengpu.checking.rules import RULES
+
+    rule = RULES["object-malformed"]
+    line, col = doc.position(path, key=bool(path))
+    return Finding(doc.file, line, col, rule.severity, rule.id, message, fix)
+
+
+def well_formed(docs: list[Document]) -> tuple[list[Document], list[Finding]]:
+    """The documents rules may look at, and findings for those that cannot be Kubernetes objects or GPU configs.
+
+    An object's kind and apiVersion are strings and its metadata a mapping; in a
+    file of Kubernetes objects, every other document is one too (kubectl refuses
+    a list or a scalar among them).
+    """
+    good, findings = [], []
+    objects = any(isinstance(d.data, dict) and ("kind" in d.data or "apiVersion" in d.data) for d in docs)
+    for doc in docs:
+        data = doc.data
+        if data is None:
+            continue
+        if not isinstance(data, dict):
+            if objects:
+                findings.append(_malformed(doc, (), f"document {doc.index + 1} is a {type(data).__name__}, not a "
+                                           "Kubernetes object", "remove it, or give it apiVersion, kind and metadata"))
+            continue
+        bad = [k for k in ("apiVersion", "kind") if k in data and not isinstance(data[k], str)]
+        if "metadata" in data and not isinstance(data["metadata"], dict):
+            bad.append("metadata")
+        if bad:
+            findings += [_malformed(doc, (k,), f"'{k}' must be {'a mapping' if k == 'metadata' else 'a string'}, "
+                                    f"not {type(data[k]).__name__}", f"write {k} as Kubernetes expects it")
+                         for k in bad]
+            continue
+        if objects and config_kind(data) is None and not ("kind" in data and "apiVersion" in data):
+            missing = [k for k in ("apiVersion", "kind") if k not in data]
+            findings.append(_malformed(doc, (), f"document {doc.index + 1} has no {' and no '.join(missing)}",
+                                       "give every Kubernetes object its apiVersion and kind"))
+            continue
+        good.append(doc)
+    return good, findings
+
+
+# ConfigMaps named like this hold GPU configs (NVIDIA's docs and defaults, the operator's and gengpu's names):
+# a value that is not a config there is an error, where in any other ConfigMap it is just data.
+_GPU_CONFIGMAP = re.compile(r"device-plugin|time-slic|mig-parted|mig-config|\bmps\b|sharing")
+
+
+def _configmap(doc: Document, data: dict, name: str, namespace) -> tuple[list[Subject], list[Finding]]:
+    subjects, findings = [], []
+    meant = _GPU_CONFIGMAP.search(name)
+    for key, value in data["data"].items():
+        if not isinstance(value, str):
+            continue
+        inner, errors = load_embedded(doc, ("data", key))
+        kind = config_kind(inner[0].data) if len(inner) == 1 and not errors else None
+        if kind:
+            subjects.append(Subject(kind, inner[0], inner[0].data, f"ConfigMap {name} key {key}", key, namespace,
+                                    suppressions(data)))
+        elif meant:
+            what = "mig-parted" if "mig" in name else "device-plugin"
+            findings += errors or [_not_a_config(doc, key, name, what, inner)]
+    return subjects, findings
+
+
+def _not_a_config(doc: Document, key, name: str, what: str, inner) -> Finding:
+    from gengpu.checking.rules import RULES
+
+    rule = RULES["gpu-configmap-invalid"]
+    line, col = doc.position(("data", key), key=True)
+    found = "nothing" if not inner or inner[0].data is None else (
+        f"{len(inner)} documents" if len(inner) > 1 else f"a {type(inner[0].data).__name__}"
+        if not isinstance(inner[0].data, dict) else "a mapping without version, sharing, flags or mig-configs")
+    return Finding(doc.file, line, col, rule.severity, rule.id,
+                   f"ConfigMap {name} key {key} holds {found}, not a {what} config", rule.fix)
+
+
 def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
     data = doc.data
     if not isinstance(data, dict):
@@ -95,17 +173,7 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
     name = meta.get("name", "?")
     namespace = meta.get("namespace")
     if data.get("kind") == "ConfigMap" and isinstance(data.get("data"), dict):
-        subjects, findings = [], []
-        for key, value in data["data"].items():
-            if not isinstance(value, str):
-                continue
-            inner, errors = load_embedded(doc, ("data", key))
-            if len(inner) != 1 or not config_kind(inner[0].data):
-                continue  # not a GPU config: nothing of gengpu's to say
-            findings += errors
-            subjects.append(Subject(config_kind(inner[0].data), inner[0], inner[0].data,
-                                    f"ConfigMap {name} key {key}", key, namespace, suppressions(data)))
-        return subjects, findings
+        return _configmap(doc, data, str(name), namespace)
     if data.get("kind") == "ClusterPolicy":
         return [Subject(CLUSTER_POLICY, doc, data, f"ClusterPolicy {name}", suppressed=suppressions(data))], []
     path, spec = pod_spec(data)

@@ -1,166 +1,321 @@
-"""Read YAML with ruamel.yaml so every value keeps its line and column.
+"""Read YAML with libyaml, keeping every node's line and column, within limits hostile input cannot break.
 
-Parse errors are returned as findings, never raised: one broken file must not
-hide the findings of the others.
+Parse errors and broken limits are returned as findings, never raised: one
+broken file must not hide the findings of the others. Scalars resolve as
+YAML 1.1, as the Go YAML libraries behind kubectl, the API server and NVIDIA's
+config parsers resolve them (`yes` is a boolean, `0644` an octal number).
 """
 
 from __future__ import annotations
 
-import datetime
+import codecs
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
 from gengpu.findings import Finding
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# Limits a file must stay within. Kubernetes refuses objects over 3 MiB; a GitOps file is far smaller.
+MAX_BYTES = int(os.environ.get("GENGPU_MAX_FILE_BYTES", 16 * 1024 * 1024))
+MAX_DEPTH = 100  # CRD schemas, the deepest real objects, nest about 40 levels
+MIN_NODE_BUDGET = 100_000  # values a document may expand to through aliases, at the least...
+ALIAS_GROWTH = 10  # ...or this many times the nodes it is written with
+
+TAG = "tag:yaml.org,2002:"
+_SCALAR_TAGS = {f"{TAG}{t}" for t in ("str", "int", "float", "bool", "null", "timestamp", "value", "binary")}
+_constructor = SafeConstructor()
+
+
+class _Stop(Exception):
+    """A document breaks a rule of the loader: reported as a finding, the document is dropped."""
+
+    def __init__(self, node, rule: str, message: str, fix: str, key_of=None):
+        super().__init__(message)
+        self.mark = (key_of or node).start_mark if node is not None else None
+        self.rule, self.message, self.fix = rule, message, fix
+
 
 @dataclass
 class Document:
-    """One YAML document: plain data plus the position of every key and value."""
+    """One YAML document: plain data, and the node tree it came from for line:column positions."""
 
     file: str
     data: object
     index: int = 0  # position in a multi-document stream
-    values: dict = field(default_factory=dict, repr=False)  # path -> (line, col), 1-based
-    keys: dict = field(default_factory=dict, repr=False)  # path -> (line, col) of the key itself
-    lines: list = field(default_factory=list, repr=False)  # the file's text, for embedded documents
+    node: object = field(default=None, repr=False)
+    text: str = field(default="", repr=False)  # the file's text
+    line_shift: int = 0  # for a document embedded in a string field of another: where that string starts
+    col_shift: int = 0
 
     def position(self, path, *, key: bool = False) -> tuple[int, int]:
-        """Line and column of the value at path (or of its key), falling back to the nearest parent."""
-        path = tuple(path)
-        while True:
-            table = self.keys if key and path in self.keys else self.values
-            if path in table:
-                return table[path]
-            if not path:
-                return (1, 1)
-            path = path[:-1]
+        """Line and column (1-based) of the value at path (or of its key), falling back to the nearest parent.
+
+        A block collection's position is its key's, where a reader looks for it.
+        """
+        node, key_node, found_key = self.node, None, None
+        for part in tuple(path):
+            child = _child(node, part)
+            if child is None:
+                break
+            key_node, node = child
+            found_key = key_node
+        if node is None:
+            return (1 + self.line_shift, 1 + self.col_shift)
+        mark = node.start_mark
+        if found_key is not None and (key or not isinstance(node, ScalarNode)):
+            mark = found_key.start_mark
+        return (mark.line + 1 + self.line_shift, mark.column + 1 + self.col_shift)
 
 
-def _yaml():
-    from ruamel.yaml import YAML
-
-    yml = YAML(typ="rt")
-    yml.allow_duplicate_keys = False
-    return yml
-
-
-def _plain(node, path, doc: Document):
-    """Convert ruamel's round-trip nodes to plain Python, recording positions."""
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
-    if isinstance(node, CommentedMap):
-        out = {}
-        for k in node:
-            key = str(k) if not isinstance(k, (str, int, bool)) else k
-            kline, kcol = node.lc.key(k)
-            vline, vcol = node.lc.value(k)
-            child = path + (key,)
-            doc.keys[child] = (kline + 1, kcol + 1)
-            doc.values[child] = (vline + 1, vcol + 1)
-            out[key] = _plain(node[k], child, doc)
-            if isinstance(out[key], (dict, list)):
-                # A block collection's own line is its key's line.
-                doc.values[child] = doc.keys[child]
-        return out
-    if isinstance(node, CommentedSeq):
-        out = []
-        for i, item in enumerate(node):
-            line, col = node.lc.item(i)
-            doc.values[path + (i,)] = (line + 1, col + 1)
-            out.append(_plain(item, path + (i,), doc))
-        return out
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, (datetime.date, datetime.datetime)):
-        return node.isoformat()
-    return str(node)
-
-
-def _first_key_line(text: str, key: str, start: int, end: int, column: int) -> int | None:
-    """1-based line of the first `key:` at this column between two 0-based lines."""
-    for number, line in enumerate(text.splitlines()[start:end], start=start + 1):
-        stripped = line[column:]
-        if line[:column].strip() in ("", "-") and stripped.split(":", 1)[0].strip().strip("'\"") == key \
-                and ":" in stripped:
-            return number
+def _child(node, part):
+    """(key node or item node, value node) one step down, following merge keys; None when absent."""
+    if isinstance(node, SequenceNode):
+        if isinstance(part, int) and 0 <= part < len(node.value):
+            item = node.value[part]
+            return item, item
+        return None
+    if not isinstance(node, MappingNode):
+        return None
+    merged = []
+    for k, v in node.value:
+        if k.tag == f"{TAG}merge":
+            merged += v.value if isinstance(v, SequenceNode) else [v]
+        elif isinstance(k, ScalarNode) and _key_value(k) == part:
+            return k, v
+    for source in merged:
+        found = _child(source, part)
+        if found is not None:
+            return found
     return None
 
 
-def _error_finding(file: str, exc, text: str) -> Finding:
+def _key_value(node):
+    if not isinstance(node, ScalarNode):
+        return f"<{node.id} key>"
+    try:
+        value = _scalar(node)
+    except _Stop:
+        return node.value
+    return value if isinstance(value, (str, int, bool)) else node.value
+
+
+def _scalar(node: ScalarNode):
+    tag = node.tag
+    if tag == f"{TAG}str" or tag == f"{TAG}value":
+        return node.value
+    if tag == f"{TAG}timestamp":
+        return node.value  # kept as written: JSON, and so the API server, sees a string
+    if tag not in _SCALAR_TAGS:
+        raise _Stop(node, "yaml-tag", f"unknown tag {tag!r}",
+                    "remove the tag; Kubernetes manifests and GPU configs use plain YAML values")
+    kind = tag[len(TAG):]
+    try:
+        value = _constructor.construct_object(node, deep=True)
+    except Exception as exc:  # noqa: BLE001  (a constructor refusing the text is the finding)
+        raise _Stop(node, "yaml-tag", f"'{node.value}' is not a valid !!{kind} value",
+                    f"remove the !!{kind} tag or write a {kind} value") from exc
+    finally:
+        _constructor.constructed_objects.clear()
+    if kind == "binary":
+        raise _Stop(node, "yaml-tag", "binary values (!!binary) are not supported here",
+                    "write the value as a string (a ConfigMap's binaryData takes base64 text)")
+    return value
+
+
+class _Builder:
+    """Nodes to plain Python data, counting every value so aliases cannot multiply a document without bound."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.count = 0
+        self.duplicates: list[tuple] = []  # (first key node, repeated key node, key)
+        self.built: set[int] = set()
+        self.alias = None  # the outermost node being expanded a second time: where a bomb is reported
+
+    def build(self, node, depth: int = 0):
+        self.count += 1
+        if self.count > self.budget:
+            raise _Stop(self.alias or node, "yaml-limit", f"the document expands to more than {self.budget} values "
+                        "through aliases (an alias bomb?)", "write the values out instead of nesting aliases of aliases")
+        outermost = self.alias is None and id(node) in self.built
+        if outermost:
+            self.alias = node
+        self.built.add(id(node))
+        try:
+            return self._build(node, depth)
+        finally:
+            if outermost:
+                self.alias = None
+
+    def _build(self, node, depth: int):
+        if depth > MAX_DEPTH:
+            raise _Stop(node, "yaml-limit", f"values nest deeper than {MAX_DEPTH} levels",
+                        "flatten the structure; no Kubernetes object or GPU config nests this deep")
+        if isinstance(node, ScalarNode):
+            return _scalar(node)
+        if isinstance(node, SequenceNode):
+            if node.tag != f"{TAG}seq":
+                raise _Stop(node, "yaml-tag", f"a list cannot carry the tag {node.tag!r}", "remove the tag")
+            return [self.build(item, depth + 1) for item in node.value]
+        if node.tag != f"{TAG}map":
+            raise _Stop(node, "yaml-tag", f"a mapping cannot carry the tag {node.tag!r}", "remove the tag")
+        out, seen = {}, {}
+        merged = []
+        for k, v in node.value:
+            if k.tag == f"{TAG}merge":
+                sources = v.value if isinstance(v, SequenceNode) else [v]
+                if not all(isinstance(s, MappingNode) for s in sources):
+                    raise _Stop(v, "yaml-merge", "a merge key (<<) needs a mapping or a list of mappings",
+                                "merge an &anchor of a mapping, or remove the << key")
+                merged += sources
+                continue
+            if not isinstance(k, ScalarNode):
+                raise _Stop(k, "yaml-syntax", "a key must be a plain value, not a list or mapping",
+                            "write the key as a string")
+            key = _key_value(k)
+            if key in seen:
+                self.duplicates.append((seen[key], k, key))
+            seen[key] = k
+            out[key] = self.build(v, depth + 1)
+        for source in merged:  # explicit keys win, then earlier merge sources
+            for key, value in self.build(source, depth).items():
+                out.setdefault(key, value)
+        return out
+
+
+def _mark_finding(file: str, mark, rule: str, message: str, fix: str) -> Finding:
+    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    return Finding(file, line, col, "error", rule, message, fix)
+
+
+def _syntax_finding(file: str, exc: yaml.YAMLError) -> Finding:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
-    from ruamel.yaml.constructor import DuplicateKeyError
-
-    if isinstance(exc, DuplicateKeyError):
-        key = str(problem).split('"')[1] if '"' in str(problem) else "?"
-        first = _first_key_line(text, key, exc.context_mark.line, mark.line, mark.column)
-        return Finding(
-            file, line, col, "error", "yaml-duplicate-key",
-            f"duplicate key '{key}'" + (f" (the first one is on line {first})" if first else ""),
-            "remove one of the two keys; YAML parsers disagree on which one wins",
-        )
     message = f"{context}: {problem}" if context else str(problem)
-    return Finding(file, line, col, "error", "yaml-syntax", f"invalid YAML: {message.strip()}",
-                   "fix the YAML syntax at this position")
+    if "maximum nesting depth" in message:
+        return _mark_finding(file, mark, "yaml-limit", "values nest too deep for a YAML parser",
+                             "flatten the structure; no Kubernetes object or GPU config nests this deep")
+    return _mark_finding(file, mark, "yaml-syntax", f"invalid YAML: {message.strip()}",
+                         "fix the YAML syntax at this position")
+
+
+def _composed_nodes(root) -> int:
+    """Distinct nodes written in the document (aliases count once)."""
+    seen, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for k, v in node.value:
+                stack.extend((k, v))
+    return len(seen)
 
 
 def load_documents(text: str, file: str) -> tuple[list[Document], list[Finding]]:
-    """All documents of a YAML stream, or the finding that stopped the parse."""
-    from ruamel.yaml.error import YAMLError
-
+    """All documents of a YAML stream, or the finding that stopped it."""
     docs: list[Document] = []
-    lines = text.splitlines()
+    loader = _Loader(text)
     try:
-        for i, node in enumerate(_yaml().load_all(text)):
-            doc = Document(file=file, data=None, index=i, lines=lines)
-            doc.data = _plain(node, (), doc)
-            if node is not None and hasattr(node, "lc"):
-                doc.values[()] = (node.lc.line + 1, node.lc.col + 1)
-            docs.append(doc)
-    except YAMLError as exc:
-        return docs, [_error_finding(file, exc, text)]
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                continue
+            builder = _Builder(max(MIN_NODE_BUDGET, ALIAS_GROWTH * _composed_nodes(node)))
+            try:
+                data = builder.build(node)
+            except _Stop as stop:
+                return docs, [_mark_finding(file, stop.mark, stop.rule, stop.message, stop.fix)]
+            if builder.duplicates:
+                first, again, key = builder.duplicates[0]
+                return docs, [_mark_finding(
+                    file, again.start_mark, "yaml-duplicate-key",
+                    f"duplicate key '{key}' (the first one is on line {first.start_mark.line + 1})",
+                    "remove one of the two keys; YAML parsers disagree on which one wins")]
+            docs.append(Document(file=file, data=data, index=len(docs), node=node, text=text))
+    except yaml.YAMLError as exc:
+        return docs, [_syntax_finding(file, exc)]
+    finally:
+        loader.dispose()
     return docs, []
+
+
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
+         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+def decode(raw: bytes, file: str) -> tuple[str | None, list[Finding]]:
+    """Text of a YAML file: UTF-8, or UTF-16/32 with a byte-order mark, as YAML allows."""
+    if len(raw) > MAX_BYTES:
+        return None, [Finding(file, 1, 1, "error", "yaml-limit",
+                              f"file is {len(raw) // (1024 * 1024)} MiB; gengpu reads files up to "
+                              f"{MAX_BYTES // (1024 * 1024)} MiB", "split the file, or set GENGPU_MAX_FILE_BYTES")]
+    encoding, body = "utf-8", raw
+    for bom, name in _BOMS:
+        if raw.startswith(bom):
+            encoding, body = name, raw[len(bom):]
+            break
+    try:
+        return body.decode(encoding), []
+    except UnicodeDecodeError as exc:
+        before = body[:exc.start]
+        line = before.count(b"\n") + 1
+        column = len(before) - (before.rfind(b"\n") + 1) + 1
+        return None, [Finding(file, line, column, "error", "file-unreadable",
+                              f"byte 0x{body[exc.start]:02x} is not {encoding.upper()} text",
+                              "save the file as UTF-8")]
 
 
 def load_file(path: Path, display: str | None = None) -> tuple[list[Document], list[Finding]]:
     display = display or str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        return [], [Finding(display, 0, 0, "error", "file-unreadable", "file is not UTF-8 text",
-                            "save the file as UTF-8")]
+        raw = Path(path).read_bytes()
     except OSError as exc:
         return [], [Finding(display, 0, 0, "error", "file-unreadable", f"cannot read file: {exc.strerror}",
                             "check the path and its permissions")]
+    text, findings = decode(raw, display)
+    if text is None:
+        return [], findings
     return load_documents(text, display)
 
 
 def load_embedded(doc: Document, path: tuple) -> tuple[list[Document], list[Finding]]:
     """Parse a YAML document held in a string field (a ConfigMap data key), keeping file positions.
 
-    For a block scalar (`key: |`) the text starts on the line after the key, at
-    the indentation of its first line; positions inside it are shifted there.
+    A block scalar (`key: |`) starts on the line after its indicator, at the
+    indentation of its first line; positions inside it are shifted there.
     """
     text = doc.data
     for part in path:
         text = text[part]
-    key_line, _ = doc.position(path, key=True)
-    first = key_line  # 0-based index of the line after the key
-    indent = 0
-    if first < len(doc.lines):
-        content = doc.lines[first]
-        indent = len(content) - len(content.lstrip(" "))
+    found = None
+    node = doc.node
+    for part in path:
+        found = _child(node, part)
+        node = found[1] if found else None
+    line_shift, col_shift = doc.line_shift, doc.col_shift
+    if isinstance(node, ScalarNode) and node.style in ("|", ">"):
+        line_shift += node.start_mark.line + 1
+        # The first content line's indentation in the host file, read off the file itself.
+        lines = doc.text.split("\n", node.start_mark.line + 2)
+        host = lines[node.start_mark.line + 1] if node.start_mark.line + 1 < len(lines) else ""
+        col_shift += len(host) - len(host.lstrip(" "))
+    elif node is not None:
+        line_shift += node.start_mark.line
+        col_shift += node.start_mark.column + (1 if node.style in ("'", '"') else 0)
     inner, findings = load_documents(text, doc.file)
-    shift = lambda pos: (pos[0] + key_line, pos[1] + indent)  # noqa: E731
     for d in inner:
-        d.values = {k: shift(v) for k, v in d.values.items()}
-        d.keys = {k: shift(v) for k, v in d.keys.items()}
-        d.lines = doc.lines
-    findings = [Finding(f.file, f.line + key_line, f.column + indent, f.severity, f.rule, f.message, f.fix)
+        d.line_shift, d.col_shift = line_shift, col_shift
+    findings = [Finding(f.file, f.line + line_shift, f.column + col_shift, f.severity, f.rule, f.message, f.fix)
                 for f in findings]
     return inner, findings

@@ -4,7 +4,7 @@ import re
 
 from gengpu.checking.subjects import pod_spec
 
-_WHOLE = re.compile(r"^[0-9]+$")
+_WHOLE = re.compile(r"^[+-]?[0-9]+$")
 
 
 def containers(obj):

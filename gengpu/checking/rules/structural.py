@@ -6,13 +6,27 @@ from gengpu.checking.targets import CLUSTER_POLICY, DEVICE_PLUGIN_CONFIG, MIG_PA
 RULES = [
     Rule("yaml-syntax", "error", "The file is not valid YAML.", "Fix the YAML at the reported position.",
          "Nothing in a file that does not parse can be checked; the parser's own message says what it expected.",
-         "YAML 1.2 (ruamel.yaml)", applies_to=PROFILE),
+         "YAML 1.1 (libyaml), as the Go YAML libraries of kubectl and NVIDIA's parsers read it", applies_to=PROFILE),
+    Rule("yaml-limit", "error", "A file beyond what gengpu reads: too large, nested too deep, or aliases that expand "
+         "without bound.", "Split or flatten the file; write values out instead of aliases of aliases.",
+         "A few hundred bytes of nested aliases (a 'billion laughs') expand to gigabytes; gengpu stops such a "
+         "document and reports it instead of running out of time or memory. Files over 16 MiB "
+         "(GENGPU_MAX_FILE_BYTES) and values nested deeper than 100 levels are refused the same way: no "
+         "Kubernetes object or GPU config comes near either.", "gengpu; YAML 1.1 aliases", applies_to=PROFILE),
+    Rule("yaml-tag", "error", "An explicit YAML tag gengpu cannot honour, or a value that does not match its tag.",
+         "Remove the tag, or write a value of the tagged type.",
+         "`!!int abc` or `!!bool maybe` is a value the Go YAML libraries refuse; custom tags (`!Ref`) mean "
+         "nothing to Kubernetes.", "YAML 1.1 tag repository", applies_to=PROFILE),
+    Rule("yaml-merge", "error", "A merge key (<<) whose value is not a mapping.", "Merge an &anchor of a mapping.",
+         "Merge keys are resolved as kubectl resolves them: explicit keys win over merged ones. Merging a list "
+         "or a scalar is an error there too.", "YAML 1.1 merge key type", applies_to=PROFILE),
     Rule("yaml-duplicate-key", "error", "A mapping repeats a key.", "Remove one of the two keys.",
          "YAML parsers disagree on which of two equal keys wins (kubectl keeps the last, others refuse the file), so "
          "a duplicate key is a setting nobody can predict.", "YAML 1.2 spec: mapping keys are unique",
          applies_to=PROFILE),
     Rule("file-unreadable", "error", "The file cannot be read as UTF-8 text.", "Check the path and the encoding.",
-         "gengpu reads profiles and manifests as UTF-8 YAML.", "gengpu", applies_to=PROFILE),
+         "gengpu reads profiles and manifests as UTF-8 YAML (UTF-16 and UTF-32 with a byte-order mark, as YAML "
+         "allows); the finding points at the first byte that is not text.", "gengpu", applies_to=PROFILE),
     Rule("profile-schema", "error", "The profile does not match the profile JSON Schema.",
          "Follow the fix line; `gengpu schema` prints the schema, and editors use it through the modeline.",
          "Wrong types, unknown keys (often typos such as gpuPerNode), missing fields and values outside the allowed "
@@ -63,6 +77,19 @@ RULES = [
     Rule("script-syntax", "error", "A generated script that bash cannot parse.", "Rebuild the overlay (`gengpu build`).",
          "Scripts beside an overlay (the az aks nodepool add command) are run by hand; a syntax error shows up only "
          "then. `bash -n` reads them without running anything.", "bash -n", applies_to=OVERLAY),
+    Rule("object-malformed", "error", "A document that cannot be a Kubernetes object.",
+         "Give it apiVersion and kind as strings and metadata as a mapping, or remove it.",
+         "kubectl and Argo CD refuse the whole file when one document is a list, a scalar, or an object whose kind "
+         "or apiVersion is missing or not a string; gengpu reports it and checks the other documents.",
+         "Kubernetes API conventions (TypeMeta, ObjectMeta)", applies_to=OVERLAY),
+    Rule("gpu-configmap-invalid", "error", "A ConfigMap named for GPU configs holds a value that is not one.",
+         "Write the config as YAML under the key (`key: |`, indented, spaces not tabs), or rename the ConfigMap.",
+         "The device plugin's config-manager and mig-manager read every key of the ConfigMap the operator names; "
+         "a value that is not a config (invalid YAML, tabs, a scalar, nothing) makes the node's plugin fail to start "
+         "('unable to parse config file') while the ConfigMap itself applies cleanly. gengpu takes a ConfigMap whose "
+         "name has device-plugin, time-slicing, mig-parted, mig-config, mps or sharing in it as one meant for GPU "
+         "configs.", "NVIDIA/k8s-device-plugin cmd/config-manager; NVIDIA/mig-parted cmd/nvidia-mig-manager",
+         applies_to=DEVICE_PLUGIN_CONFIG),
     Rule("not-recognized", "info", "Nothing gengpu checks in this file.",
          "Point gengpu at profiles, device-plugin or mig-parted configs, ClusterPolicies or GPU workloads.",
          "The file holds no profile, GPU config, ClusterPolicy or GPU-requesting workload.", "gengpu",

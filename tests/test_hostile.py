@@ -1,0 +1,132 @@
+"""Hostile and malformed input: every class the fuzzer found is a finding at its line, never a crash or a hang."""
+
+import codecs
+import json
+
+import pytest
+
+from gengpu.loading import source
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+    - name: c
+      image: i
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+"""
+
+
+def validate(run, tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    result = run("validate", name, "--output", "json", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.output
+    return [(f["rule"], f"{f['line']}:{f['column']}", f["message"]) for f in json.loads(result.stdout)["findings"]]
+
+
+BOMB = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 10))
+
+CASES = {
+    "tag-int": ("a: !!int abc\n", [("yaml-tag", "1:4", "'abc' is not a valid !!int value")]),
+    "tag-float": ("a: !!float x\n", [("yaml-tag", "1:4", "'x' is not a valid !!float value")]),
+    "tag-bool": ("a: !!bool maybe\n", [("yaml-tag", "1:4", "'maybe' is not a valid !!bool value")]),
+    "tag-custom": ("a: !Ref x\n", [("yaml-tag", "1:4", "unknown tag '!Ref'")]),
+    "tag-on-a-list": ("a: !!map [1]\n", [("yaml-tag", "1:4", "a list cannot carry the tag 'tag:yaml.org,2002:map'")]),
+    "merge-scalar": ("a: {<<: x}\n", [("yaml-merge", "1:9", "a merge key (<<) needs a mapping or a list of mappings")]),
+    "alias-bomb": (BOMB, [("yaml-limit", "4:5", "the document expands to more than 100000 values through aliases "
+                                                 "(an alias bomb?)")]),
+    "alias-bomb-in-configmap": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nvidia-device-plugin-config}\ndata:\n  any: |\n"
+        + "".join("    " + line + "\n" for line in BOMB.splitlines()),
+        [("yaml-limit", "9:9", "the document expands to more than 100000 values through aliases (an alias bomb?)")]),
+    "nested-250": ("a: " + "[" * 250 + "]" * 250 + "\n",
+                   [("yaml-limit", "1:104", "values nest deeper than 100 levels")]),
+    "nested-2000": ("a: " + "[" * 2000 + "]" * 2000 + "\n",
+                    [("yaml-limit", "1:1003", "values nest too deep for a YAML parser")]),
+    "kind-list-after-a-pod": (POD + "---\nkind: [x]\n---\n- 1\n",
+                              [("object-malformed", "13:1", "'kind' must be a string, not list"),
+                               ("object-malformed", "15:1", "document 3 is a list, not a Kubernetes object")]),
+    "invalid-utf8": (b"version: v1\n# caf\xe9\nflags: {}\n",
+                     [("file-unreadable", "2:6", "byte 0xe9 is not UTF-8 text")]),
+    "duplicate-key": ("a: 1\nb: 2\na: 3\n", [("yaml-duplicate-key", "3:1", "duplicate key 'a' (the first one is on "
+                                                                          "line 1)")]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hostile_file_is_a_finding(run, tmp_path, case):
+    text, expected = CASES[case]
+    assert validate(run, tmp_path, f"{case}.yaml", text) == expected
+
+
+def test_merge_keys_resolve_as_kubectl_resolves_them(run, tmp_path):
+    """Explicit keys win over merged ones; values keep the line they are written on."""
+    text = ("version: v1\nbase: &base {replicas: 4, name: nvidia.com/gpu}\nsharing:\n  timeSlicing:\n"
+            "    resources:\n      - <<: *base\n        replicas: 1\n")
+    got = validate(run, tmp_path, "merge.yaml", text)
+    assert ("sharing-replicas-too-low", "7:19",
+            "device-plugin-config: sharing.timeSlicing.resources[0].replicas is 1; the plugin needs 2 or more and "
+            "refuses the whole config") in got
+    assert ("device-plugin-unknown-field", "2:1", "unknown field 'base'") in got
+
+
+def test_utf16_with_a_byte_order_mark_is_read(run, tmp_path):
+    text = "version: v1\nsharing:\n  timeSlicing:\n    resources:\n      - name: nvidia.com/gpu\n        replicas: 1\n"
+    assert validate(run, tmp_path, "utf16.yaml", codecs.BOM_UTF16_LE + text.encode("utf-16-le")) == [
+        ("sharing-replicas-too-low", "6:19", "device-plugin-config: sharing.timeSlicing.resources[0].replicas is 1; "
+                                             "the plugin needs 2 or more and refuses the whole config")]
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_parsed(run, tmp_path, monkeypatch):
+    monkeypatch.setattr(source, "MAX_BYTES", 1024 * 1024)
+    text = "labels:\n" + "".join(f"  k{i}: v{i}\n" for i in range(100_000))
+    assert validate(run, tmp_path, "big.yaml", text) == [
+        ("yaml-limit", "1:1", "file is 1 MiB; gengpu reads files up to 1 MiB")]
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n", "---\n", "{\"apiVersion\": \"gengpu.dev/v1alpha1\", "
+                                  "\"kind\": \"GPUProfle\", \"metadata\": {\"name\": \"x\"}}\n"])
+def test_validate_and_build_agree_on_a_file_in_profiles(run, tmp_path, text):
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "p.yaml").write_text(text)
+    validated = run("validate", "profiles/p.yaml", cwd=tmp_path)
+    default = run("validate", cwd=tmp_path)
+    built = run("build", cwd=tmp_path)
+    assert (validated.exit_code, default.exit_code, built.exit_code) == (1, 1, 1), validated.output
+    assert not (tmp_path / "overlays").exists()
+
+
+@pytest.mark.parametrize("value,found", [
+    ("|\n    version: v1\n    sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 4}]\n",
+     ("yaml-syntax", "9:5", "invalid YAML: while parsing a flow mapping: did not find expected ',' or '}'")),
+    ("|\n    version: v1\n    sharing:\n    \ttimeSlicing: {}\n",
+     ("yaml-syntax", "9:5", "invalid YAML: while scanning for the next token: found character that cannot start "
+                            "any token")),
+    ("just-a-string", ("gpu-configmap-invalid", "6:3", "ConfigMap time-slicing-config key any holds a str, not a "
+                                                       "device-plugin config")),
+    ("''", ("gpu-configmap-invalid", "6:3", "ConfigMap time-slicing-config key any holds nothing, not a "
+                                            "device-plugin config")),
+])
+def test_a_gpu_configmap_whose_value_is_no_config_is_an_error(run, tmp_path, value, found):
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: time-slicing-config\ndata:\n  any: {value}\n"
+    assert validate(run, tmp_path, "cm.yaml", text) == [found]
+
+
+def test_any_other_configmap_is_just_data(run, tmp_path):
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-settings\ndata:\n  any: 'a: [b'\n"
+    assert validate(run, tmp_path, "cm.yaml", text) == [
+        ("not-recognized", "0:0", "no profile, device-plugin or mig-parted config, ClusterPolicy or GPU workload "
+                                  "found")]
+
+
+def test_a_negative_gpu_quantity_is_an_error(run, tmp_path):
+    assert validate(run, tmp_path, "pod.yaml", POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: -1")) == [
+        ("gpu-quantity-not-integer", "11:27", "Pod p: container c asks for -1 nvidia.com/gpu; GPUs come in whole "
+                                              "numbers, 0 or more")]

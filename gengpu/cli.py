@@ -28,6 +28,14 @@ def _guarded(fn):
             sys.exit(EXIT_USAGE)
         except KeyboardInterrupt:
             sys.exit(130)
+        except BrokenPipeError:
+            # The reader went away (`gengpu rules | head`): stop quietly, as other command-line tools do.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(141)
+        except OSError as exc:  # a read-only folder, a full disk: the environment, not the input
+            where = f"{exc.filename}: " if exc.filename else ""
+            click.echo(f"gengpu: error: {where}{exc.strerror or exc}", err=True)
+            sys.exit(EXIT_USAGE)
         except Exception as exc:  # a bug in gengpu, not in the input
             if os.environ.get("GENGPU_DEBUG"):
                 raise
@@ -76,6 +84,8 @@ def build(profiles, output_dir, check, changed, fmt):
 
     out_dir = Path(output_dir)
     result = pipeline.build(list(profiles), out_dir, check, changed)
+    for note in result.notes:
+        click.echo(f"gengpu: {note}", err=True)
     if result.findings:
         click.echo(reporting.REPORTERS[fmt](result.findings), err=fmt == "text")
     if result.blocked:

@@ -75,3 +75,12 @@ def test_help_lists_every_command(run):
     out = run("--help").output
     for command in ("build", "validate", "schema"):
         assert re.search(rf"^  {command}\s", out, flags=re.M), command
+
+
+@pytest.mark.parametrize("args", [["rules"], ["mig", "layouts", "A100-40GB"], ["catalog", "gpus"]])
+def test_a_reader_that_goes_away_ends_gengpu_quietly(args):
+    gengpu = Path(sys.executable).parent / "gengpu"
+    proc = subprocess.Popen([gengpu, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # as `| head` does once it has what it wants
+    _, err = proc.communicate()
+    assert (proc.returncode, err) == (141, b"")

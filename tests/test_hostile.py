@@ -130,3 +130,34 @@ def test_a_negative_gpu_quantity_is_an_error(run, tmp_path):
     assert validate(run, tmp_path, "pod.yaml", POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: -1")) == [
         ("gpu-quantity-not-integer", "11:27", "Pod p: container c asks for -1 nvidia.com/gpu; GPUs come in whole "
                                               "numbers, 0 or more")]
+
+
+def test_a_rule_the_compiler_relies_on_cannot_be_suppressed(run, tmp_path):
+    """A T4 pool with MIG and the MIG rule suppressed: validate said clean and build crashed; now both refuse."""
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "t4.yaml").write_text("""\
+apiVersion: gengpu.dev/v1alpha1
+kind: GPUProfile
+metadata: {name: t4}
+spec:
+  platform: aks
+  region: eastus
+  kubernetesVersion: "1.33"
+  nodePools:
+    - name: t4
+      gpu: T4
+      instanceTypes: [Standard_NC4as_T4_v3]
+      verify: true
+      sharing: {mode: mig, mig: {strategy: single, preset: all-1g.5gb}}
+  suppress:
+    - rule: mig-requires-capable-gpu
+      reason: we know better
+  argocd: {repoURL: https://github.com/example/gitops.git}
+""")
+    result = run("validate", "--output", "json", cwd=tmp_path)
+    found = [(f["rule"], f"{f['line']}:{f['column']}", f["message"]) for f in json.loads(result.stdout)["findings"]]
+    assert ("mig-requires-capable-gpu", "13:23", "nodePools[0].sharing.mode is mig, but T4 does not support MIG") in found
+    assert ("suppression-unknown-rule", "15:13", "spec.suppress[0].rule 'mig-requires-capable-gpu' cannot be "
+                                                 "suppressed: gengpu cannot compile a profile that breaks it") in found
+    built = run("build", cwd=tmp_path)
+    assert built.exit_code == 1 and not (tmp_path / "overlays").exists()

@@ -53,7 +53,7 @@ def _annotation_findings(subject: Subject) -> list[Finding]:
 
 
 def check_subject(subject: Subject, ctx=None) -> list[Finding]:
-    honoured = {r for r, why in subject.suppressed.items() if why.strip()}
+    honoured = {r for r, why in subject.suppressed.items() if why.strip() and (r not in RULES or RULES[r].suppressible)}
     findings = []
     if subject.kind in SCHEMAS:
         name, rule, unknown = SCHEMAS[subject.kind]
@@ -77,6 +77,8 @@ def _suppressed(profile, rule_id: str, path: tuple) -> bool:
     pool = None
     if len(path) > 2 and path[:2] == ("spec", "nodePools") and isinstance(path[2], int):
         pool = profile.node_pools[path[2]].name
+    if not RULES[rule_id].suppressible:
+        return False
     for s in profile.suppressions:
         if s.rule == rule_id and s.reason and (not s.pools or pool in s.pools):
             return True

@@ -27,6 +27,8 @@ def rule_detail(rule) -> str:
         wrap("Fix", rule.fix),
         "",
         wrap("Source", rule.source),
+        *(["", "This rule cannot be suppressed: gengpu cannot compile a profile that breaks it."]
+          if not rule.suppressible else []),
     ])
 
 

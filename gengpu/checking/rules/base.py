@@ -37,6 +37,8 @@ class Rule:
     source: str
     check: Callable[..., Iterable[Hit]] | None = None
     applies_to: str = PROFILE
+    # False for rules whose findings gengpu cannot compile past (MIG on a GPU without MIG): no reason silences them.
+    suppressible: bool = True
 
 
 def pool_path(pool, *rest) -> tuple:

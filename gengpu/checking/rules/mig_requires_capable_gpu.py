@@ -24,4 +24,5 @@ RULE = Rule(
     "L4 or L40S mig-manager cannot enable MIG mode and the node's nvidia.com/mig.config.state ends in 'failed'.",
     source="NVIDIA MIG User Guide, Supported GPUs",
     check=check,
+    suppressible=False,
 )

@@ -126,6 +126,7 @@ class Profile:
     eks: dict = field(default_factory=dict)
     aks: dict = field(default_factory=dict)
     gke: dict = field(default_factory=dict)
+    verify_image: str = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0"
 
     @property
     def monitoring(self) -> str:
@@ -235,4 +236,5 @@ def build_profile(data: dict, source: str) -> Profile:
         eks=dict(spec.get("eks", {})),
         aks=dict(spec.get("aks", {})),
         gke=dict(spec.get("gke", {})),
+        **({"verify_image": spec["verifyImage"]} if "verifyImage" in spec else {}),
     )

@@ -64,7 +64,7 @@ def test_shared_and_mig_pools_tell_karpenter_their_real_capacity():
 def test_aks_managed_pool_script():
     script = (OVERLAYS / "aks-t4-timeslicing" / "aks-nodepool-t4-shared.sh").read_text()
     assert os.access(OVERLAYS / "aks-t4-timeslicing" / "aks-nodepool-t4-shared.sh", os.X_OK)
-    assert script.splitlines()[5:] == [
+    assert script.splitlines()[script.splitlines().index("set -euo pipefail"):] == [
         "set -euo pipefail",
         "az aks nodepool add \\",
         "  --resource-group aks-t4-timeslicing-rg \\",
@@ -331,7 +331,7 @@ def _gke_managed(repo, run, operator: bool, sharing: dict, name: str):
 
 def test_gke_managed_pool_with_gkes_own_time_sharing(repo, run):
     lines = _gke_managed(repo, run, False, {"mode": "time-slicing", "replicas": 4}, "gke-native")
-    assert lines[5:] == [
+    assert lines[lines.index("set -euo pipefail"):] == [
         "set -euo pipefail",
         "gcloud container node-pools create a100-spot \\",
         "  --cluster gke-native \\",

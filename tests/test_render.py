@@ -52,7 +52,7 @@ def test_kubeconform_catches_a_broken_overlay(repo, run):
     assert findings[:-1] == [
         f"overlays/aks-t4-timeslicing/device-plugin-config.yaml:{line}:12: error kubeconform ConfigMap "
         "gengpu-device-plugin-config at /immutable: got string, want null or boolean",
-        "overlays/aks-t4-timeslicing/monitoring.yaml:25:7: error kubeconform ServiceMonitor nvidia-dcgm-exporter at "
+        "overlays/aks-t4-timeslicing/monitoring.yaml:26:7: error kubeconform ServiceMonitor nvidia-dcgm-exporter at "
         "/spec/endpoints/0/honourLabels: unknown field 'honourLabels'",
     ]
 
@@ -64,7 +64,7 @@ def test_argocd_objects_validate_against_the_argo_cd_crds(repo, run):
     appset.write_text(appset.read_text().replace("goTemplate: true", "goTemplates: true"))
     broken = run("validate")
     assert broken.exit_code == 1
-    assert broken.output.startswith("argocd/applicationset.yaml:11:3: error kubeconform ApplicationSet gpu-clusters "
+    assert broken.output.startswith("argocd/applicationset.yaml:12:3: error kubeconform ApplicationSet gpu-clusters "
                                     "at /spec/goTemplates: unknown field 'goTemplates'")
 
 
@@ -139,6 +139,6 @@ def test_files_beside_the_overlay_are_checked_too(repo, run):
     assert findings == [
         f"overlays/aks-t4-timeslicing/aks-nodepool-t4-shared.sh:{lines}:1: error script-syntax bash cannot parse it: "
         "syntax error near unexpected token `then'",
-        "overlays/gke-a100-spot/gke-autoprovisioning.yaml:27:1: error gke-autoprovisioning-schema unknown field "
+        "overlays/gke-a100-spot/gke-autoprovisioning.yaml:28:1: error gke-autoprovisioning-schema unknown field "
         "'autoprovisioning'",
     ]

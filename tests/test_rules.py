@@ -340,7 +340,9 @@ DOC_CASES["placement-taints-mismatch"] = (None, False, r(PLACED_NODEPOOL, ("key:
 STRUCTURAL = {"gke-autoprovisioning-schema", "script-syntax", "yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
               "kustomize-build", "kubeconform", "kubeconform-no-schema", "not-generated-file", "not-recognized",
               # tests/test_hostile.py
-              "yaml-limit", "yaml-tag", "yaml-merge", "object-malformed", "gpu-configmap-invalid"}
+              "yaml-limit", "yaml-tag", "yaml-merge", "object-malformed", "gpu-configmap-invalid",
+              # tests/test_writing.py, tests/test_build.py
+              "overlay-orphaned", "generated-file-edited", "build-interrupted"}
 
 
 def findings(run, tmp_path, text, name="case.yaml", kind=None, context=False):

@@ -143,3 +143,27 @@ def test_argo_cd_objects_point_at_what_exists():
     listed = yaml.safe_load((repo / "argocd" / "applications" / "kustomization.yaml").read_text())["resources"]
     assert listed == sorted(p.name for p in (repo / "argocd" / "applications").glob("*.yaml")
                             if p.name != "kustomization.yaml")
+
+
+def test_verification_workloads_pass_pod_security_restricted(harness, tmp_path):
+    """Kubernetes' own Pod Security admission code, restricted level, on every rendered verify overlay."""
+    kustomize = HERE.parent / "bin" / "kustomize"
+    rendered = []
+    for overlay in sorted((HERE.parent / "overlays").glob("*/verify/*")):
+        out = tmp_path / f"{overlay.parent.parent.name}-{overlay.name}.yaml"
+        out.write_text(subprocess.run([str(kustomize), "build", str(overlay)], capture_output=True, text=True,
+                                      check=True).stdout)
+        docs = list(yaml.safe_load_all(out.read_text()))
+        namespace, = [d for d in docs if d["kind"] == "Namespace"]
+        assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+        deployment, = [d for d in docs if d["kind"] == "Deployment"]
+        assert deployment["metadata"]["namespace"] == namespace["metadata"]["name"]
+        for c in deployment["spec"]["template"]["spec"]["containers"]:
+            assert set(c["resources"]["requests"]) == {"cpu", "memory"}
+            assert {"cpu", "memory"} <= set(c["resources"]["limits"])
+        rendered.append(out)
+    assert len(rendered) == 3
+    out = subprocess.run([str(harness.binary), "pss", *map(str, rendered)], capture_output=True, text=True,
+                         check=True)
+    verdicts = json.loads(out.stdout)
+    assert len(verdicts) == 3 and all(v["valid"] for v in verdicts), verdicts

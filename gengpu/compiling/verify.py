@@ -11,7 +11,7 @@ from gengpu.compiling import nodes
 from gengpu.compiling.placement import component_names
 from gengpu.model import NodePool, Profile
 
-IMAGE = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0"
+NAMESPACE = "gengpu-verify"
 
 
 def slices_per_node(profile: Profile, pool: NodePool) -> int:
@@ -25,31 +25,47 @@ def slices_per_node(profile: Profile, pool: NodePool) -> int:
     return gpus
 
 
+def namespace() -> dict:
+    """Verification pods need no privilege: their namespace enforces Pod Security 'restricted'."""
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": {
+        "pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/enforce-version": "latest"}}}
+
+
 def files(profile: Profile, pool: NodePool) -> dict[str, dict]:
     component, _ = component_names(profile, pool)[0]
     name = f"verify-{pool.name}"
     deployment = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
+        "metadata": {"name": name, "namespace": NAMESPACE, "labels": {"app": name}},
         "spec": {
             "replicas": slices_per_node(profile, pool),
             "selector": {"matchLabels": {"app": name}},
             "template": {
                 "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{
-                    "name": "vectoradd",
-                    "image": IMAGE,
-                    "command": ["/bin/bash", "-c", "--"],
-                    "args": ["while true; do /cuda-samples/vectorAdd; sleep 10; done"],
-                }]},
+                "spec": {
+                    # The NVIDIA container toolkit opens the GPU device nodes to the container's user.
+                    "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "runAsGroup": 65534,
+                                        "seccompProfile": {"type": "RuntimeDefault"}},
+                    "containers": [{
+                        "name": "vectoradd",
+                        "image": profile.verify_image,
+                        "command": ["/bin/bash", "-c", "--"],
+                        "args": ["while true; do /cuda-samples/vectorAdd; sleep 10; done"],
+                        "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
+                                      "limits": {"cpu": "500m", "memory": "256Mi"}},
+                        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                                            "capabilities": {"drop": ["ALL"]}},
+                    }],
+                },
             },
         },
     }
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
-        "resources": ["deployment.yaml"],
+        "resources": ["namespace.yaml", "deployment.yaml"],
         "components": [f"../../components/{component}"],
     }
-    return {f"verify/{pool.name}/kustomization.yaml": kustomization, f"verify/{pool.name}/deployment.yaml": deployment}
+    return {f"verify/{pool.name}/kustomization.yaml": kustomization, f"verify/{pool.name}/deployment.yaml": deployment,
+            f"verify/{pool.name}/namespace.yaml": namespace()}

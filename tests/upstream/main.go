@@ -5,6 +5,8 @@
 //	harness mig-parted FILE...      mig-parted api/spec/v1 (Spec unmarshal)
 //	harness appset-patch PATCH PARAMS...  an ApplicationSet templatePatch rendered with Go's text/template
 //	                                      (missingkey=error), once per git files generator parameter file
+//	harness pss FILE...             Kubernetes' Pod Security admission (restricted, latest) on the pod
+//	                                template of every Pod, Deployment, Job ... in a multi-document file
 package main
 
 import (
@@ -17,6 +19,10 @@ import (
 
 	dpconfig "github.com/NVIDIA/k8s-device-plugin/api/config/v1"
 	migspec "github.com/NVIDIA/mig-parted/api/spec/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	psaapi "k8s.io/pod-security-admission/api"
+	"k8s.io/pod-security-admission/policy"
 	"sigs.k8s.io/yaml"
 )
 
@@ -77,7 +83,63 @@ func appsetPatch(patchFile string, params []string) {
 	_ = json.NewEncoder(os.Stdout).Encode(out)
 }
 
+// podTemplate is the part of a workload Pod Security looks at; Pods and templates share the shape.
+type podTemplate struct {
+	Kind     string            `json:"kind"`
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		corev1.PodSpec `json:",inline"`
+		Template       *struct {
+			Metadata metav1.ObjectMeta `json:"metadata"`
+			Spec     corev1.PodSpec    `json:"spec"`
+		} `json:"template"`
+	} `json:"spec"`
+}
+
+// podSecurity evaluates each document's pod (or pod template) at the restricted level, latest version.
+func podSecurity(files []string) []verdict {
+	evaluator, err := policy.NewEvaluator(policy.DefaultChecks(), nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	level := psaapi.LevelVersion{Level: psaapi.LevelRestricted, Version: psaapi.LatestVersion()}
+	var out []verdict
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			out = append(out, verdict{File: file, Error: err.Error()})
+			continue
+		}
+		for i, doc := range bytes.Split(data, []byte("\n---\n")) {
+			var obj podTemplate
+			if err := yaml.Unmarshal(doc, &obj); err != nil || obj.Kind == "" {
+				continue
+			}
+			meta, spec := obj.Metadata, obj.Spec.PodSpec
+			if obj.Spec.Template != nil {
+				meta, spec = obj.Spec.Template.Metadata, obj.Spec.Template.Spec
+			} else if obj.Kind != "Pod" {
+				continue
+			}
+			result := policy.AggregateCheckResults(evaluator.EvaluatePod(level, &meta, &spec))
+			v := verdict{File: fmt.Sprintf("%s#%d %s %s", file, i, obj.Kind, obj.Metadata.Name), Valid: result.Allowed}
+			if !result.Allowed {
+				v.Error = result.ForbiddenDetail()
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == "pss" {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", " ")
+		_ = enc.Encode(podSecurity(os.Args[2:]))
+		return
+	}
 	if len(os.Args) > 2 && os.Args[1] == "appset-patch" {
 		appsetPatch(os.Args[2], os.Args[3:])
 		return

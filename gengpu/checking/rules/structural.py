@@ -67,8 +67,27 @@ RULES = [
     Rule("kubeconform-no-schema", "error", "A rendered resource of a kind with no schema.",
          "Add its CRD to scripts/crd-sources.yaml and run scripts/sync-schemas.",
          "A resource gengpu cannot validate is an error, never a silent skip.", "gengpu", applies_to=OVERLAY),
-    Rule("not-generated-file", "error", "A file of yours where gengpu wants to write.", "Move or rename your file.",
-         "gengpu only overwrites files that carry its header.", "gengpu", applies_to=OVERLAY),
+    Rule("not-generated-file", "error", "A file of yours, or a symlink, where gengpu wants to write.",
+         "Move or rename your file; put your own patches in overlays/<name>/local/.",
+         "gengpu only overwrites regular files that carry its header, and never writes through a symlink: a build "
+         "that would do either stops before it writes anything.", "gengpu", applies_to=OVERLAY),
+    Rule("overlay-orphaned", "error", "A folder in overlays/ that no profile generates, which gengpu will not "
+         "remove because something in it is not gengpu's.",
+         "Delete the folder yourself if the cluster is gone (move your own files first), restore its profile, or "
+         "make a copied overlay a profile of its own.",
+         "gengpu removes the folder of a deleted profile only when every entry in it is a file gengpu wrote there, "
+         "unchanged since (the digest in its header says so). A folder with your files, edits, a local/ component or "
+         "a copy of another overlay (cp -r) stays, and the build stops until you decide: Argo CD's ApplicationSet "
+         "would otherwise keep syncing it.", "gengpu", applies_to=OVERLAY),
+    Rule("generated-file-edited", "warning", "A generated file gengpu no longer writes was edited, so gengpu leaves "
+         "it.", "Delete it if you do not need the change; keep changes of your own in local/.",
+         "gengpu deletes a generated file it no longer produces only when it is exactly as gengpu wrote it.",
+         "gengpu", applies_to=OVERLAY),
+    Rule("build-interrupted", "error", "A build was killed while it wrote overlays.",
+         "Run `gengpu build`: it finishes the interrupted writes first.",
+         "gengpu writes through a journal (overlays/.gengpu-journal): until the next build completes it, the "
+         "overlays on disk may be part old, part new, so validate and build --check report it.", "gengpu",
+         applies_to=OVERLAY),
     Rule("gke-autoprovisioning-schema", "error", "A GKE auto-provisioning file gcloud would refuse.",
          "Keep to the keys gcloud accepts; see schemas/gke-autoprovisioning.schema.json.",
          "`gcloud container clusters update --autoprovisioning-config-file` refuses unknown keys ('following names are "

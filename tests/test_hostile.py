@@ -161,3 +161,10 @@ spec:
                                                  "suppressed: gengpu cannot compile a profile that breaks it") in found
     built = run("build", cwd=tmp_path)
     assert built.exit_code == 1 and not (tmp_path / "overlays").exists()
+
+
+def test_rules_skip_what_the_schema_already_refused(run, tmp_path):
+    """resources: 5 where a list belongs crashed the sharing rules; the schema finding is the whole story."""
+    text = "version: v1\nsharing:\n  timeSlicing:\n    resources: 5\n"
+    assert validate(run, tmp_path, "dp.yaml", text) == [
+        ("device-plugin-config-schema", "4:16", "'sharing.timeSlicing.resources': 5 is not of type 'array'")]

@@ -58,11 +58,24 @@ def check_subject(subject: Subject, ctx=None) -> list[Finding]:
     if subject.kind in SCHEMAS:
         name, rule, unknown = SCHEMAS[subject.kind]
         findings += check_schema(subject.doc, schema_file(name), rule, unknown, data=subject.data, suppressed=honoured)
+    shapeless = any(f.is_error for f in findings)
     for rule in rules_for(subject.kind):
         if rule.id in honoured:
             continue
-        findings += [_finding(subject.doc, rule, hit) for hit in rule.check(subject, ctx)]
+        findings += _run_rule(rule, subject, ctx, shapeless)
     return findings + _annotation_findings(subject)
+
+
+def _run_rule(rule, subject, ctx, shapeless: bool) -> list[Finding]:
+    """A rule may rely on the shape the schema describes: on a subject that failed its schema, a rule that
+    trips over the shape is skipped (the schema findings already say what is wrong). On a subject that passed,
+    an exception is a bug and surfaces."""
+    try:
+        return [_finding(subject.doc, rule, hit) for hit in rule.check(subject, ctx)]
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+        if shapeless:
+            return []
+        raise
 
 
 def check_overlay_rules(subjects, docs, ctx=None) -> list[Finding]:

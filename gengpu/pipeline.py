@@ -16,6 +16,8 @@ from gengpu.checking.rules import RULES
 from gengpu.checking.run import SCHEMAS, check_overlay_rules, check_subject, schema_file
 from gengpu.checking.schema import check_schema
 from gengpu.checking.subjects import Subject, classify, well_formed
+from gengpu.checking.objects import Schemas
+from gengpu.checking.targets import OBJECT
 from gengpu.cluster import Cluster
 from gengpu.compiling import compile_overlay, operator_app
 from gengpu.compiling.overlay import LOCAL_COMPONENT, compile_argocd
@@ -258,18 +260,31 @@ def _context(profile_path: Path | None):
     return Cluster.of(profile) if profile else None
 
 
-def check_documents(docs, ctx) -> tuple[list[Finding], bool]:
-    """Rules over every document of one file or overlay; True when anything was recognised."""
+def check_documents(docs, ctx, schemas=None) -> tuple[list[Finding], bool]:
+    """Recognise, schema-check and run the rules over the documents of one file or overlay.
+
+    Returns the findings and whether anything GPU-related was recognised. schemas: the object schema engine
+    (None where kubeconform already checked the objects). Rules see a document whose object failed its
+    schema only as far as they can; cross-document rules do not see it.
+    """
     subjects = []
     docs, findings = well_formed(docs)
     for doc in docs:
         found, errors = classify(doc)
         findings += errors
         subjects += found
+    broken = set()
     for subject in subjects:
-        findings += check_subject(subject, ctx)
-    findings += check_overlay_rules(subjects, docs, ctx)
-    return findings, bool(subjects)
+        if subject.kind == OBJECT:
+            more = check_subject(subject, ctx, schemas)
+            if any(f.is_error and f.rule == "object-schema" for f in more):
+                broken.add(id(subject.doc))
+            findings += more
+    for subject in subjects:
+        if subject.kind != OBJECT:
+            findings += check_subject(subject, ctx, schemas, shapeless=id(subject.doc) in broken)
+    findings += check_overlay_rules(subjects, [d for d in docs if id(d) not in broken], ctx)
+    return findings, any(s.kind != OBJECT for s in subjects)
 
 
 def _forced(docs, kind: str, ctx) -> list[Finding]:
@@ -285,12 +300,12 @@ def _forced(docs, kind: str, ctx) -> list[Finding]:
     return findings
 
 
-def _check_file(source: Source, ctx, kind: str | None = None) -> list[Finding]:
+def _check_file(source: Source, ctx, kind: str | None = None, schemas=None) -> list[Finding]:
     if source.findings:
         return source.findings
     if kind:
         return _forced(source.docs, kind, ctx)
-    more, recognised = check_documents(source.docs, ctx)
+    more, recognised = check_documents(source.docs, ctx, schemas)
     if not recognised and not more:
         rule = RULES["not-recognized"]
         more.append(Finding(source.shown, 0, 0, rule.severity, rule.id,
@@ -394,9 +409,11 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
     profiles = [] if kind else [s for s in sources if s.is_profile]
     if profiles:
         findings += load_profiles(profiles, Path(DEFAULT_OVERLAYS)).findings
+    schemas = Schemas(kubernetes_version or (ctx.profile.kubernetes_version if ctx else None))
     for source in sources:
         if kind or not source.is_profile:
-            findings += _check_file(source, ctx, kind)
+            findings += _check_file(source, ctx, kind, schemas)
+    findings += schemas.cel.run(RULES)
     result.profiles, result.files = len(profiles), len(files) - len(profiles)
     result.findings = sort_findings(findings)
     return result

@@ -227,7 +227,8 @@ spec:
 CM_HEAD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dp\ndata:\n  pool: |\n"
 CM = CM_HEAD + textwrap.indent(DP, "    ")
 NODEPOOL = "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: gpu\nspec:\n  template:\n    metadata:\n" \
-           "      labels:\n        nvidia.com/device-plugin.config: pool\n"
+           "      labels:\n        nvidia.com/device-plugin.config: pool\n    spec:\n      nodeClassRef: {group: " \
+           "karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}\n      requirements: []\n"
 
 
 def r(text, *changes):
@@ -278,7 +279,7 @@ DOC_CASES = {
                                              r(CP, ("name: time-slicing-config", "name: t\n      default: any"))),
     "cdi-nri-without-toolkit": (None, False, CP, "13:23", r(CP, ("enabled: false", "enabled: true"))),
     "operator-default-runtime-deprecated": (None, False, CP, "7:5", r(CP, ("    defaultRuntime: containerd\n", "    runtimeClass: nvidia\n"))),
-    "clusterpolicy-schema": (None, False, r(CP, ("  devicePlugin:", "  devicePlugins:\n    enabled: true\n  devicePlugin:")),
+    "object-schema": (None, False, r(CP, ("  devicePlugin:", "  devicePlugins:\n    enabled: true\n  devicePlugin:")),
                              "8:3", r(CP, ("    nriPluginEnabled: true\n", ""))),
     "gpu-in-requests-only": (None, False, r(POD, ("        limits:", "        requests:")), "14:11", POD),
     "gpu-request-limit-differ": (None, False, POD + "        requests:\n          nvidia.com/gpu: 2\n", "16:27",
@@ -314,6 +315,8 @@ spec:
       labels:
         gengpu.dev/pool: pool
     spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: pool}
+      requirements: []
       taints:
         - key: nvidia.com/gpu
           effect: NoSchedule
@@ -325,24 +328,34 @@ metadata:
   annotations:
     gengpu.dev/pool: pool
 spec:
+  selector: {matchLabels: {app: any}}
   template:
+    metadata: {labels: {app: any}}
     spec:
+      containers: [{name: c, image: i}]
       tolerations:
         - key: nvidia.com/gpu
           operator: Exists
           effect: NoSchedule
 """
 DOC_CASES["autopilot-privileged-workload"] = (None, edit(*AUTOPILOT), PRIVILEGED, "13:21", POD)
+DOC_CASES["api-version-removed"] = (
+    None, False, "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata:\n  name: gpu\nspec:\n"
+                 "  resourceClassName: gpu.nvidia.com\n", "1:13",
+    "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: gpu\nspec:\n  devices:\n    requests:\n"
+    "      - name: gpu\n        exactly:\n          deviceClassName: gpu.nvidia.com\n")
 DOC_CASES["placement-taints-mismatch"] = (None, False, r(PLACED_NODEPOOL, ("key: nvidia.com/gpu\n          operator",
                                                                            "key: gpu\n          operator")),
-                                          "24:7", PLACED_NODEPOOL)
+                                          "29:7", PLACED_NODEPOOL)
 
 STRUCTURAL = {"gke-autoprovisioning-schema", "script-syntax", "yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
               "kustomize-build", "kubeconform", "kubeconform-no-schema", "not-generated-file", "not-recognized",
               # tests/test_hostile.py
               "yaml-limit", "yaml-tag", "yaml-merge", "object-malformed", "gpu-configmap-invalid",
               # tests/test_writing.py, tests/test_build.py
-              "overlay-orphaned", "generated-file-edited", "build-interrupted"}
+              "overlay-orphaned", "generated-file-edited", "build-interrupted",
+              # tests/test_objects.py
+              "object-no-schema", "object-cel", "object-cel-not-evaluated"}
 
 
 def findings(run, tmp_path, text, name="case.yaml", kind=None, context=False):

@@ -8,7 +8,7 @@ import json
 from gengpu.checking.rules import RULES
 from gengpu.checking.schema import check_schema
 from gengpu.checking.subjects import SUPPRESS_PREFIX, Subject
-from gengpu.checking.targets import CLUSTER_POLICY, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, OVERLAY, PROFILE
+from gengpu.checking.targets import DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, OBJECT, OVERLAY, PROFILE
 from gengpu.findings import Finding
 from gengpu.schemas_dir import schemas_path
 
@@ -17,7 +17,6 @@ SCHEMAS = {
     DEVICE_PLUGIN_CONFIG: ("device-plugin-config.schema.json", "device-plugin-config-schema",
                            "device-plugin-unknown-field"),
     MIG_PARTED_CONFIG: ("mig-parted-config.schema.json", "mig-parted-config-schema", "mig-parted-unknown-field"),
-    CLUSTER_POLICY: ("crds/clusterpolicy-nvidia-v1.json", "clusterpolicy-schema", "clusterpolicy-schema"),
 }
 
 
@@ -52,18 +51,24 @@ def _annotation_findings(subject: Subject) -> list[Finding]:
     return out
 
 
-def check_subject(subject: Subject, ctx=None) -> list[Finding]:
+def check_subject(subject: Subject, ctx=None, schemas=None, shapeless: bool = False) -> list[Finding]:
+    """Schema, then rules. shapeless: the subject's object already failed its schema."""
     honoured = {r for r, why in subject.suppressed.items() if why.strip() and (r not in RULES or RULES[r].suppressible)}
     findings = []
     if subject.kind in SCHEMAS:
         name, rule, unknown = SCHEMAS[subject.kind]
         findings += check_schema(subject.doc, schema_file(name), rule, unknown, data=subject.data, suppressed=honoured)
-    shapeless = any(f.is_error for f in findings)
+    if subject.kind == OBJECT and schemas is not None:
+        from gengpu.checking.objects import check_object
+
+        findings += [f for f in check_object(schemas, subject.doc, subject.data, subject.label, RULES, honoured)
+                     if f.rule not in honoured]
+    shapeless = shapeless or any(f.is_error for f in findings)
     for rule in rules_for(subject.kind):
         if rule.id in honoured:
             continue
         findings += _run_rule(rule, subject, ctx, shapeless)
-    return findings + _annotation_findings(subject)
+    return findings + (_annotation_findings(subject) if subject.kind == OBJECT else [])
 
 
 def _run_rule(rule, subject, ctx, shapeless: bool) -> list[Finding]:
@@ -79,6 +84,7 @@ def _run_rule(rule, subject, ctx, shapeless: bool) -> list[Finding]:
 
 
 def check_overlay_rules(subjects, docs, ctx=None) -> list[Finding]:
+    """Rules across documents; they see only documents that passed their schema."""
     findings = []
     for rule in rules_for(OVERLAY):
         for hit in rule.check(subjects, docs, ctx):

@@ -1,28 +1,23 @@
-"""Find what gengpu can check in a YAML document: profiles, device-plugin and mig-parted configs
-(plain, or embedded in a ConfigMap), ClusterPolicies, and workloads that use GPUs."""
+"""Recognise what a YAML document is, from one table (gengpu/data/kinds.yaml): Kubernetes objects by API group and
+kind, plain files by documented shape. Embedded configs (ConfigMap keys, Helm values) become subjects of their own,
+with lines inside the host file; pod specs are found wherever a kind nests them, and by shape in kinds gengpu does
+not know. Each subject says why it was recognised (`gengpu validate -v`)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 
-from gengpu.checking.targets import CLUSTER_POLICY, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, WORKLOAD
+import yaml
+
+from gengpu.checking import targets as T
 from gengpu.findings import Finding
 from gengpu.loading import Document, load_embedded
 
 SUPPRESS_PREFIX = "gengpu.dev/suppress."
-
-POD_SPEC_PATHS = {
-    "Pod": ("spec",),
-    "Deployment": ("spec", "template", "spec"),
-    "StatefulSet": ("spec", "template", "spec"),
-    "DaemonSet": ("spec", "template", "spec"),
-    "ReplicaSet": ("spec", "template", "spec"),
-    "ReplicationController": ("spec", "template", "spec"),
-    "Job": ("spec", "template", "spec"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
-}
-_DEVICE_PLUGIN_KEYS = {"sharing", "flags", "resources", "imex"}
+GPU_RESOURCE = re.compile(r"^(nvidia\.com/|alpha\.kubernetes\.io/nvidia-gpu$|amd\.com/gpu$|gpu\.intel\.com/)")
 
 
 @dataclass
@@ -34,10 +29,36 @@ class Subject:
     key: str | None = None  # ConfigMap key holding the config
     namespace: str | None = None
     suppressed: dict = field(default_factory=dict)  # rule id -> reason
+    pods: list = field(default_factory=list)  # workloads: (path, pod spec) of every pod spec in the object
+    containers: list = field(default_factory=list)  # workloads: (path, container) of every container
+    why: str = ""  # what made gengpu recognise it
+    host: str | None = None  # embedded configs: what holds them (ConfigMap, Helm values)
 
     @property
     def in_configmap(self) -> bool:
         return self.key is not None
+
+
+@functools.cache
+def table() -> dict:
+    return yaml.safe_load(resources.files("gengpu.data").joinpath("kinds.yaml").read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _objects() -> dict:
+    return {(e["group"], e["kind"]): e for e in table()["objects"]}
+
+
+def group_version(obj: dict) -> tuple[str, str]:
+    api = str(obj.get("apiVersion", ""))
+    group, _, version = api.rpartition("/")
+    return group, version
+
+
+def entry(obj: dict) -> dict | None:
+    """The table's entry for a Kubernetes object, by API group and kind."""
+    group, _ = group_version(obj)
+    return _objects().get((group, obj.get("kind")))
 
 
 def suppressions(obj: dict) -> dict:
@@ -47,15 +68,28 @@ def suppressions(obj: dict) -> dict:
     return {k[len(SUPPRESS_PREFIX):]: str(v) for k, v in annotations.items() if str(k).startswith(SUPPRESS_PREFIX)}
 
 
-def config_kind(data) -> str | None:
+def shape_of(data) -> tuple[str, str] | tuple[None, None]:
+    """(subject kind, reason) for a plain file by its documented shape."""
     if not isinstance(data, dict) or "kind" in data or "apiVersion" in data:
-        return None
-    if "mig-configs" in data:
-        return MIG_PARTED_CONFIG
-    if "version" in data or data.keys() & _DEVICE_PLUGIN_KEYS:
-        if data.keys() & _DEVICE_PLUGIN_KEYS or data.get("version") in ("v1", ""):
-            return DEVICE_PLUGIN_CONFIG
-    return None
+        return None, None
+    keys = set(map(str, data))
+    for shape in table()["shapes"]:
+        need, anyof = set(shape.get("all", [])), set(shape.get("any", []))
+        if not need <= keys:
+            continue
+        if "only" in shape and not keys <= set(shape["only"]):
+            continue
+        if anyof and len(keys & anyof) < shape.get("atLeast", 1):
+            continue
+        shown = sorted(need | (keys & anyof))
+        return shape["subject"], f"a mapping with {', '.join(shown)} ({shape['source']})"
+    return None, None
+
+
+def config_kind(data) -> str | None:
+    """The config kind of a plain device-plugin or mig-parted config (a ConfigMap value), or None."""
+    kind, _ = shape_of(data)
+    return kind if kind in (T.DEVICE_PLUGIN_CONFIG, T.MIG_PARTED_CONFIG, T.GPU_CLIENTS, T.MIG_PARTED_HOOKS) else None
 
 
 def dig(data, *path):
@@ -65,23 +99,80 @@ def dig(data, *path):
     return data
 
 
-def pod_spec(obj: dict):
-    path = POD_SPEC_PATHS.get(obj.get("kind"))
-    node = dig(obj, *path) if path else None
-    return (path, node) if isinstance(node, dict) else (None, None)
+def expand(data, pattern: str):
+    """(path, value) for a table path: dotted keys, `[]` for every list item, `*` for every map value."""
+    found = [((), data)]
+    for part in re.findall(r"[^.\[\]]+|\[\]", pattern):
+        step = []
+        for path, node in found:
+            if part == "[]":
+                step += [(path + (i,), v) for i, v in enumerate(node)] if isinstance(node, list) else []
+            elif part == "*":
+                step += [(path + (k,), v) for k, v in node.items()] if isinstance(node, dict) else []
+            elif isinstance(node, dict) and part in node:
+                step.append((path + (part,), node[part]))
+        found = step
+    return [(p, v) for p, v in found if isinstance(v, dict)]
 
 
-def uses_gpu(spec: dict) -> bool:
+def _looks_like_pod_spec(node) -> bool:
+    return isinstance(node, dict) and isinstance(node.get("containers"), list) and any(
+        isinstance(c, dict) for c in node["containers"])
+
+
+def find_pod_specs(data, limit: int = 12) -> list[tuple[tuple, dict]]:
+    """Every mapping with a list of containers, in document order: pod specs of kinds gengpu does not know."""
+    out, stack = [], [((), data)]
+    while stack:
+        path, node = stack.pop()
+        if _looks_like_pod_spec(node):
+            out.append((path, node))
+            continue
+        if len(path) >= limit:
+            continue
+        children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        stack.extend(reversed([(path + (k,), v) for k, v in children if isinstance(v, (dict, list))]))
+    return out
+
+
+def pod_specs(obj: dict) -> list[tuple[tuple, dict]]:
+    """The pod specs of an object: where the table says its kind keeps them, or wherever they are."""
+    known = entry(obj) if isinstance(obj, dict) else None
+    if known is not None and known.get("pods"):
+        return [(p, v) for pattern in known["pods"] for p, v in expand(obj, pattern)]
+    return find_pod_specs(obj)
+
+
+def containers_of(spec: dict) -> list[tuple[tuple, dict]]:
+    """(relative path, container) of a pod spec's init and regular containers."""
+    out = []
     for group in ("initContainers", "containers"):
-        for c in spec.get(group) or []:
-            if not isinstance(c, dict):
-                continue
-            res = c.get("resources") or {}
-            for section in ("limits", "requests"):
-                if any(str(k).startswith("nvidia.com/") for k in (res.get(section) or {})):
-                    return True
-            if any(isinstance(e, dict) and e.get("name") == "NVIDIA_VISIBLE_DEVICES" for e in c.get("env") or []):
+        items = spec.get(group)
+        for i, c in enumerate(items if isinstance(items, list) else []):
+            if isinstance(c, dict):
+                out.append(((group, i), c))
+    return out
+
+
+def _requests_gpu(container: dict) -> bool:
+    res = container.get("resources")
+    if isinstance(res, dict):
+        for section in ("limits", "requests"):
+            if isinstance(res.get(section), dict) and any(GPU_RESOURCE.match(str(k)) for k in res[section]):
                 return True
+        if res.get("claims"):
+            return True  # Dynamic Resource Allocation
+    env = container.get("env")
+    return isinstance(env, list) and any(isinstance(e, dict) and e.get("name") == "NVIDIA_VISIBLE_DEVICES" for e in env)
+
+
+def uses_gpu(specs) -> bool:
+    for _, spec in specs:
+        if any(_requests_gpu(c) for _, c in containers_of(spec)):
+            return True
+        if spec.get("resourceClaims") or (isinstance(spec.get("nodeSelector"), dict) and any(
+                "gpu" in str(k) or "accelerator" in str(k) for k in spec["nodeSelector"])):
+            return True
     return False
 
 
@@ -119,7 +210,7 @@ def well_formed(docs: list[Document]) -> tuple[list[Document], list[Finding]]:
                                     f"not {type(data[k]).__name__}", f"write {k} as Kubernetes expects it")
                          for k in bad]
             continue
-        if objects and config_kind(data) is None and not ("kind" in data and "apiVersion" in data):
+        if objects and shape_of(data)[0] is None and not ("kind" in data and "apiVersion" in data):
             missing = [k for k in ("apiVersion", "kind") if k not in data]
             findings.append(_malformed(doc, (), f"document {doc.index + 1} has no {' and no '.join(missing)}",
                                        "give every Kubernetes object its apiVersion and kind"))
@@ -130,54 +221,119 @@ def well_formed(docs: list[Document]) -> tuple[list[Document], list[Finding]]:
 
 # ConfigMaps named like this hold GPU configs (NVIDIA's docs and defaults, the operator's and gengpu's names):
 # a value that is not a config there is an error, where in any other ConfigMap it is just data.
-_GPU_CONFIGMAP = re.compile(r"device-plugin|time-slic|mig-parted|mig-config|\bmps\b|sharing")
+_GPU_CONFIGMAP = re.compile(r"device-plugin|time-slic|mig-parted|mig-config|\bmps\b|sharing|gpu-clients")
+
+
+def _embedded(doc: Document, path: tuple, label: str, host: str, meant: str | None, suppressed: dict,
+              namespace=None) -> tuple[list[Subject], list[Finding]]:
+    """A config held in a string field: a subject of its own, with positions in the host file."""
+    inner, errors = load_embedded(doc, path)
+    kind = config_kind(inner[0].data) if len(inner) == 1 and not errors else None
+    if kind:
+        _, why = shape_of(inner[0].data)
+        return [Subject(kind, inner[0], inner[0].data, label, path[-1], namespace, suppressed, why=why,
+                        host=host)], []
+    if meant:
+        return [], errors or [_not_a_config(doc, path, label, meant, inner)]
+    return [], []
+
+
+def _not_a_config(doc: Document, path: tuple, label: str, what: str, inner) -> Finding:
+    from gengpu.checking.rules import RULES
+
+    rule = RULES["gpu-configmap-invalid"]
+    line, col = doc.position(path, key=True)
+    found = "nothing" if not inner or inner[0].data is None else (
+        f"{len(inner)} documents" if len(inner) > 1 else f"a {type(inner[0].data).__name__}"
+        if not isinstance(inner[0].data, dict) else "a mapping without version, sharing, flags or mig-configs")
+    return Finding(doc.file, line, col, rule.severity, rule.id, f"{label} holds {found}, not a {what} config",
+                   rule.fix)
 
 
 def _configmap(doc: Document, data: dict, name: str, namespace) -> tuple[list[Subject], list[Finding]]:
     subjects, findings = [], []
-    meant = _GPU_CONFIGMAP.search(name)
+    meant = ("mig-parted" if "mig" in name else "device-plugin") if _GPU_CONFIGMAP.search(name) else None
     for key, value in data["data"].items():
-        if not isinstance(value, str):
-            continue
-        inner, errors = load_embedded(doc, ("data", key))
-        kind = config_kind(inner[0].data) if len(inner) == 1 and not errors else None
-        if kind:
-            subjects.append(Subject(kind, inner[0], inner[0].data, f"ConfigMap {name} key {key}", key, namespace,
-                                    suppressions(data)))
-        elif meant:
-            what = "mig-parted" if "mig" in name else "device-plugin"
-            findings += errors or [_not_a_config(doc, key, name, what, inner)]
+        if isinstance(value, str):
+            found, errors = _embedded(doc, ("data", key), f"ConfigMap {name} key {key}", f"ConfigMap {name}", meant,
+                                      suppressions(data), namespace)
+            subjects += found
+            findings += errors
     return subjects, findings
 
 
-def _not_a_config(doc: Document, key, name: str, what: str, inner) -> Finding:
-    from gengpu.checking.rules import RULES
+# Where the charts keep configs as strings (chart values.yaml, documented keys).
+_VALUES_CONFIGS = {
+    T.HELM_VALUES_GPU_OPERATOR: (("devicePlugin", "config", "data"), "device-plugin",
+                                 ("migManager", "config", "data"), "mig-parted"),
+    T.HELM_VALUES_DEVICE_PLUGIN: (("config", "map"), "device-plugin"),
+}
 
-    rule = RULES["gpu-configmap-invalid"]
-    line, col = doc.position(("data", key), key=True)
-    found = "nothing" if not inner or inner[0].data is None else (
-        f"{len(inner)} documents" if len(inner) > 1 else f"a {type(inner[0].data).__name__}"
-        if not isinstance(inner[0].data, dict) else "a mapping without version, sharing, flags or mig-configs")
-    return Finding(doc.file, line, col, rule.severity, rule.id,
-                   f"ConfigMap {name} key {key} holds {found}, not a {what} config", rule.fix)
+
+def _values(doc: Document, kind: str, why: str) -> tuple[list[Subject], list[Finding]]:
+    subjects, findings = [Subject(kind, doc, doc.data, "Helm values", why=why)], []
+    spec = _VALUES_CONFIGS[kind]
+    for path, what in zip(spec[::2], spec[1::2]):
+        held = dig(doc.data, *path)
+        if not isinstance(held, dict):
+            continue
+        for key, value in held.items():
+            if isinstance(value, str):
+                found, errors = _embedded(doc, path + (key,), f"values {'.'.join(path)}.{key}", "Helm values", what,
+                                          {})
+                subjects += found
+                findings += errors
+    return subjects, findings
 
 
 def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
     data = doc.data
     if not isinstance(data, dict):
         return [], []
-    kind = config_kind(data)
+    kind, why = shape_of(data)
+    if kind in (T.HELM_VALUES_GPU_OPERATOR, T.HELM_VALUES_DEVICE_PLUGIN):
+        return _values(doc, kind, why)
     if kind:
-        return [Subject(kind, doc, data, kind)], []
+        return [Subject(kind, doc, data, kind, why=why)], []
+    if "kind" not in data or "apiVersion" not in data:
+        return _fragment(doc, data)
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    name = meta.get("name", "?")
+    name = str(meta.get("name", meta.get("generateName", "?")))
     namespace = meta.get("namespace")
-    if data.get("kind") == "ConfigMap" and isinstance(data.get("data"), dict):
-        return _configmap(doc, data, str(name), namespace)
-    if data.get("kind") == "ClusterPolicy":
-        return [Subject(CLUSTER_POLICY, doc, data, f"ClusterPolicy {name}", suppressed=suppressions(data))], []
-    path, spec = pod_spec(data)
-    if spec is not None and uses_gpu(spec):
-        return [Subject(WORKLOAD, doc, data, f"{data['kind']} {name}", namespace=namespace,
-                        suppressed=suppressions(data))], []
+    found = entry(data)
+    label = f"{data['kind']} {name}"
+    subjects = [Subject(T.OBJECT, doc, data, label, namespace=namespace, suppressed=suppressions(data),
+                        why=f"apiVersion {data['apiVersion']}, kind {data['kind']}"
+                            + (" (gengpu's table)" if found else ""))]
+    target = found["subject"] if found else None
+    if target == "configmap" and isinstance(data.get("data"), dict):
+        more, findings = _configmap(doc, data, name, namespace)
+        return subjects + more, findings
+    if target and target not in ("none", "configmap", T.WORKLOAD):
+        subjects.append(Subject(target, doc, data, label, namespace=namespace, suppressed=suppressions(data),
+                                why=subjects[0].why))
+    if target in (T.WORKLOAD, None):
+        specs = pod_specs(data)
+        if specs and uses_gpu(specs):
+            where = ", ".join(".".join(map(str, p)) or "(top)" for p, _ in specs)
+            how = "where gengpu's table says" if found and found.get("pods") else "found by shape"
+            subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
+                                    pods=specs, containers=_containers(specs),
+                                    why=f"pod specs at {where} ({how}) ask for GPUs"))
+    return subjects, []
+
+
+def _containers(specs) -> list[tuple[tuple, dict]]:
+    return [(path + rel, c) for path, spec in specs for rel, c in containers_of(spec)]
+
+
+def _fragment(doc: Document, data: dict) -> tuple[list[Subject], list[Finding]]:
+    """A piece of a manifest (as quoted in docs and issues): containers, or a container's resources."""
+    specs = find_pod_specs(data)
+    if specs and uses_gpu(specs):
+        return [Subject(T.WORKLOAD, doc, data, "pod spec (a fragment)", pods=specs, containers=_containers(specs),
+                        why="a fragment with containers that ask for GPUs")], []
+    if isinstance(data.get("resources"), dict) and uses_gpu([((), {"containers": [data]})]):
+        return [Subject(T.WORKLOAD, doc, data, "container (a fragment)", containers=[((), data)],
+                        why="a fragment with a container's resources that ask for GPUs")], []
     return [], []

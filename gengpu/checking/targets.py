@@ -1,10 +1,23 @@
-"""What a rule looks at."""
+"""What a rule looks at: the subject kinds of gengpu/data/kinds.yaml, and profiles and overlays."""
 
 PROFILE = "profile"
 DEVICE_PLUGIN_CONFIG = "device-plugin-config"
 MIG_PARTED_CONFIG = "mig-parted-config"
+GPU_CLIENTS = "gpu-clients"
+MIG_PARTED_HOOKS = "mig-parted-hooks"
 CLUSTER_POLICY = "clusterpolicy"
 WORKLOAD = "workload"
+OBJECT = "object"  # any Kubernetes object: its schema, its API version
+KARPENTER_NODEPOOL = "karpenter-nodepool"
+KARPENTER_NODECLASS = "karpenter-nodeclass"
+GKE_COMPUTECLASS = "gke-computeclass"
+GKE_AUTOPROVISIONING = "gke-autoprovisioning"
+DRA = "dra"
+METRICS = "metrics"
+HELM_VALUES_GPU_OPERATOR = "helm-values-gpu-operator"
+HELM_VALUES_DEVICE_PLUGIN = "helm-values-device-plugin"
 OVERLAY = "overlay"  # cross-file checks over every document of a validate run
 
-TARGETS = (PROFILE, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, CLUSTER_POLICY, WORKLOAD, OVERLAY)
+TARGETS = (PROFILE, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, GPU_CLIENTS, MIG_PARTED_HOOKS, CLUSTER_POLICY, WORKLOAD,
+           OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, DRA, METRICS,
+           HELM_VALUES_GPU_OPERATOR, HELM_VALUES_DEVICE_PLUGIN, OVERLAY)

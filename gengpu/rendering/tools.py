@@ -11,7 +11,8 @@ from pathlib import Path
 
 from gengpu.findings import UsageError
 
-ENV = {"kustomize": "GENGPU_KUSTOMIZE", "kubeconform": "GENGPU_KUBECONFORM", "promtool": "GENGPU_PROMTOOL"}
+ENV = {"kustomize": "GENGPU_KUSTOMIZE", "kubeconform": "GENGPU_KUBECONFORM", "promtool": "GENGPU_PROMTOOL",
+       "celcheck": "GENGPU_CELCHECK"}
 
 
 def pinned() -> dict[str, tuple[str, str, str | None]]:
@@ -21,7 +22,7 @@ def pinned() -> dict[str, tuple[str, str, str | None]]:
     for line in text.splitlines():
         if line.strip() and not line.startswith("#"):
             name, package, version, *folder = line.split()
-            out[name] = (package, version, folder[0] if folder else None)
+            out[name] = (package, version, folder[0] if folder else None)  # a fifth field names the versioned module
     return out
 
 

@@ -2,20 +2,13 @@
 
 import re
 
-from gengpu.checking.subjects import pod_spec
 
 _WHOLE = re.compile(r"^[+-]?[0-9]+$")
 
 
-def containers(obj):
-    """(path to the container, container) for init and regular containers."""
-    path, spec = pod_spec(obj)
-    if spec is None:
-        return
-    for group in ("initContainers", "containers"):
-        for i, c in enumerate(spec.get(group) or []):
-            if isinstance(c, dict):
-                yield path + (group, i), c
+def containers(subject):
+    """(path to the container, container) for every init and regular container of a workload."""
+    return subject.containers
 
 
 def gpu_resources(container, section):
@@ -48,6 +41,6 @@ def tolerates(tolerations, taint) -> bool:
     return False
 
 
-def pod_tolerations(obj):
-    _, spec = pod_spec(obj)
-    return (spec or {}).get("tolerations") or []
+def pod_tolerations(spec: dict) -> list:
+    tolerations = spec.get("tolerations")
+    return tolerations if isinstance(tolerations, list) else []

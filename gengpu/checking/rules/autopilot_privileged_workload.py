@@ -1,5 +1,5 @@
 from gengpu.checking.rules.base import OVERLAY, Hit, Rule
-from gengpu.checking.subjects import pod_spec
+from gengpu.checking.subjects import pod_specs
 
 
 def check(subjects, docs, ctx=None):
@@ -8,20 +8,18 @@ def check(subjects, docs, ctx=None):
     for doc in docs:
         if not isinstance(doc.data, dict):
             continue
-        path, spec = pod_spec(doc.data)
-        if spec is None:
-            continue
         name = f"{doc.data.get('kind')} {(doc.data.get('metadata') or {}).get('name', '?')}"
-        for field in ("hostPID", "hostIPC", "hostNetwork"):
-            if spec.get(field) is True:
-                yield Hit(path + (field,), f"{name} sets {field}, which GKE Autopilot rejects", doc=doc)
-        for group in ("initContainers", "containers"):
-            for i, c in enumerate(spec.get(group) or []):
-                ctx_ = (c.get("securityContext") or {}) if isinstance(c, dict) else {}
-                if ctx_.get("privileged") is True:
-                    yield Hit(path + (group, i, "securityContext", "privileged"),
-                              f"{name}: container {c.get('name', '?')} is privileged, which GKE Autopilot rejects",
-                              doc=doc)
+        for path, spec in pod_specs(doc.data):
+            for field in ("hostPID", "hostIPC", "hostNetwork"):
+                if spec.get(field) is True:
+                    yield Hit(path + (field,), f"{name} sets {field}, which GKE Autopilot rejects", doc=doc)
+            for group in ("initContainers", "containers"):
+                for i, c in enumerate(spec.get(group) or []):
+                    ctx_ = (c.get("securityContext") or {}) if isinstance(c, dict) else {}
+                    if ctx_.get("privileged") is True:
+                        yield Hit(path + (group, i, "securityContext", "privileged"),
+                                  f"{name}: container {c.get('name', '?')} is privileged, which GKE Autopilot "
+                                  "rejects", doc=doc)
 
 
 RULE = Rule(

@@ -3,7 +3,7 @@ from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 
 
 def check(subject, ctx=None):
-    for path, c in containers(subject.data):
+    for path, c in containers(subject):
         limits = gpu_resources(c, "limits")
         for name in gpu_resources(c, "requests"):
             if name not in limits:

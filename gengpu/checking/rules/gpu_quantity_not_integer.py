@@ -3,7 +3,7 @@ from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 
 
 def check(subject, ctx=None):
-    for path, c in containers(subject.data):
+    for path, c in containers(subject):
         for section in ("limits", "requests"):
             for name, value in gpu_resources(c, section).items():
                 count = whole(value)

@@ -3,7 +3,7 @@ from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 
 
 def check(subject, ctx=None):
-    for path, c in containers(subject.data):
+    for path, c in containers(subject):
         limits = gpu_resources(c, "limits")
         for name, value in gpu_resources(c, "requests").items():
             if name in limits and str(limits[name]) != str(value):

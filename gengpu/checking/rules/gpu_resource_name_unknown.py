@@ -8,7 +8,7 @@ _KNOWN = re.compile(r"^nvidia\.com/(gpu|gpu\.shared|mig-(?P<profile>.+))$")
 
 
 def check(subject, ctx=None):
-    for path, c in containers(subject.data):
+    for path, c in containers(subject):
         for section in ("limits", "requests"):
             for name in gpu_resources(c, section):
                 m = _KNOWN.match(name)

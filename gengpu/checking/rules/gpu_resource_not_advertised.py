@@ -6,7 +6,7 @@ def check(subject, ctx=None):
     if ctx is None:
         return
     offered = {o.resource: p.pool.name for p in ctx.offers for o in p.offers}
-    for path, c in containers(subject.data):
+    for path, c in containers(subject):
         for name in gpu_resources(c, "limits"):
             if name not in offered:
                 hint = ""

@@ -1,25 +1,25 @@
-from gengpu.checking.rules._pods import containers, gpu_resources, pod_tolerations, tolerates
+from gengpu.checking.rules._pods import gpu_resources, pod_tolerations, tolerates
 from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
-from gengpu.checking.subjects import pod_spec
+from gengpu.checking.subjects import containers_of
 
 
 def check(subject, ctx=None):
     if ctx is None:
         return
-    wanted = {name for _, c in containers(subject.data) for name in gpu_resources(c, "limits")}
-    pools = [p for p in ctx.offers if wanted and all(p.offer(n) for n in wanted)]
-    if not pools:
-        return  # gpu-resource-not-advertised says why
-    tolerations = pod_tolerations(subject.data)
-    blocking = {p.pool.name: [t for t in p.taints if t.effect in ("NoSchedule", "NoExecute") and not tolerates(
-        tolerations, t)] for p in pools}
-    if all(blocking.values()):
-        path, _ = pod_spec(subject.data)
-        pool, taints = next(iter(blocking.items()))
-        shown = ", ".join(f"{t.key}{'=' + t.value if t.value else ''}:{t.effect}" for t in taints)
-        yield Hit(path + ("tolerations",) if "tolerations" in (pod_spec(subject.data)[1] or {}) else path,
-                  f"{subject.label} does not tolerate {shown} of pool {pool}, the pool that advertises "
-                  f"{', '.join(sorted(wanted))}")
+    for path, spec in subject.pods:
+        wanted = {name for _, c in containers_of(spec) for name in gpu_resources(c, "limits")}
+        pools = [p for p in ctx.offers if wanted and all(p.offer(n) for n in wanted)]
+        if not pools:
+            continue  # gpu-resource-not-advertised says why
+        tolerations = pod_tolerations(spec)
+        blocking = {p.pool.name: [t for t in p.taints if t.effect in ("NoSchedule", "NoExecute") and not tolerates(
+            tolerations, t)] for p in pools}
+        if all(blocking.values()):
+            pool, taints = next(iter(blocking.items()))
+            shown = ", ".join(f"{t.key}{'=' + t.value if t.value else ''}:{t.effect}" for t in taints)
+            yield Hit(path + ("tolerations",) if "tolerations" in spec else path,
+                      f"{subject.label} does not tolerate {shown} of pool {pool}, the pool that advertises "
+                      f"{', '.join(sorted(wanted))}")
 
 
 RULE = Rule(

@@ -3,7 +3,7 @@ from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 
 
 def check(subject, ctx=None):
-    for path, c in containers(subject.data):
+    for path, c in containers(subject):
         for i, env in enumerate(c.get("env") or []):
             if isinstance(env, dict) and env.get("name") == "NVIDIA_VISIBLE_DEVICES" and \
                     str(env.get("value", "")) not in ("void", "none", "") and not gpu_resources(c, "limits"):

@@ -5,7 +5,7 @@ from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 def check(subject, ctx=None):
     if ctx is None:
         return
-    for path, c in containers(subject.data):
+    for path, c in containers(subject):
         for name, value in gpu_resources(c, "limits").items():
             count = whole(value)
             offers = [o for p in ctx.offers if (o := p.offer(name))]

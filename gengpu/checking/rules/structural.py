@@ -1,7 +1,7 @@
 """Findings that come from parsing, schemas and the real tools rather than from a rule module's check."""
 
 from gengpu.checking.rules.base import Rule
-from gengpu.checking.targets import CLUSTER_POLICY, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, OVERLAY, PROFILE
+from gengpu.checking.targets import CLUSTER_POLICY, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, OBJECT, OVERLAY, PROFILE
 
 RULES = [
     Rule("yaml-syntax", "error", "The file is not valid YAML.", "Fix the YAML at the reported position.",
@@ -53,11 +53,6 @@ RULES = [
     Rule("mig-parted-unknown-field", "error", "A key mig-parted does not know.", "Remove or rename it.",
          "mig-parted refuses unknown keys ('unexpected field').", "NVIDIA/mig-parted api/spec/v1",
          applies_to=MIG_PARTED_CONFIG),
-    Rule("clusterpolicy-schema", "error", "A ClusterPolicy field the CRD does not have or a wrong type.",
-         "Fix the field; see schemas/crds/clusterpolicy-nvidia-v1.json.",
-         "The API server prunes unknown ClusterPolicy fields silently, so a misspelt setting is dropped and the "
-         "operator still reports ready.", "NVIDIA/gpu-operator clusterpolicies CRD (pain point OP-05)",
-         applies_to=CLUSTER_POLICY),
     Rule("kustomize-build", "error", "The overlay does not build with kustomize.", "Run `kustomize build` on it.",
          "Argo CD builds the overlay with kustomize; if it does not build here it will not sync.",
          "kustomize v5.8.1", applies_to=OVERLAY),
@@ -109,6 +104,32 @@ RULES = [
          "name has device-plugin, time-slicing, mig-parted, mig-config, mps or sharing in it as one meant for GPU "
          "configs.", "NVIDIA/k8s-device-plugin cmd/config-manager; NVIDIA/mig-parted cmd/nvidia-mig-manager",
          applies_to=DEVICE_PLUGIN_CONFIG),
+    Rule("object-schema", "error", "A Kubernetes object its schema refuses: an unknown or misspelt field, a "
+         "wrong type, a missing required field.", "Fix the field named in the message.",
+         "The API server refuses such an object, or with non-strict field validation drops the unknown field "
+         "without a word, so a misspelt setting (allowPrivilegedEscalation, a ClusterPolicy key) never applies. "
+         "gengpu checks every object of a file against the Kubernetes schemas of the Kubernetes version "
+         "(--kubernetes-version, the profile's, or 1.37) and the CRD schemas it ships, strict about unknown fields "
+         "as kubectl's default strict validation is. Explicit nulls pass, as the API server accepts them.",
+         "kubernetes-validate (Kubernetes OpenAPI); CRDs of schemas/crds/SOURCES.yaml", applies_to=OBJECT),
+    Rule("object-no-schema", "info", "A Kubernetes object of a kind gengpu has no schema for: its fields are not "
+         "checked.", "Nothing to fix; GPU rules still look at its pod templates. Ask for the CRD to be added to "
+         "scripts/crd-sources.yaml.",
+         "gengpu ships the schemas of Kubernetes and of the CRDs around GPUs (NVIDIA, Karpenter, GKE, Azure, "
+         "Prometheus Operator, Argo CD and workload operators); for any other kind it says so instead of pretending "
+         "the object was checked.", "gengpu", applies_to=OBJECT),
+    Rule("object-cel", "error", "A custom resource that one of its CRD's CEL rules (x-kubernetes-validations) "
+         "refuses.", "Fix the field named in the message; the message is the CRD's own.",
+         "CRDs state rules JSON Schema cannot (Karpenter: the label karpenter.sh/nodepool is restricted, a "
+         "requirement's operator and values must agree, consolidateAfter must be set with WhenEmpty). kubeconform "
+         "does not evaluate them, so a file can pass it and still be refused by the API server. gengpu runs them "
+         "with the API server's own code (k8s.io/apiextensions-apiserver, in tools/celcheck), after defaulting the "
+         "object from its schema as the API server does on create.",
+         "the CRD's x-kubernetes-validations; k8s.io/apiextensions-apiserver v0.37.2", applies_to=OBJECT),
+    Rule("object-cel-not-evaluated", "info", "CEL rules were not evaluated: celcheck is not installed.",
+         "Run scripts/install-tools (builds tools/celcheck into ./bin), or set GENGPU_CELCHECK to the binary.",
+         "Schema checks ran; only the CRD's CEL rules were skipped, and gengpu says so rather than pass them.",
+         "gengpu", applies_to=OBJECT),
     Rule("not-recognized", "info", "Nothing gengpu checks in this file.",
          "Point gengpu at profiles, device-plugin or mig-parted configs, ClusterPolicies or GPU workloads.",
          "The file holds no profile, GPU config, ClusterPolicy or GPU-requesting workload.", "gengpu",

@@ -1,0 +1,149 @@
+"""Kubernetes objects against their schemas, in one process: the Kubernetes schemas of a version (the
+kubernetes-validate package), the CRD schemas gengpu commits (schemas/crds, schemas/documented), strict about
+unknown fields as kubeconform -strict and the API server's strict field validation are. Validators are compiled
+once per kind and version in a run.
+
+The same schema files serve kubeconform; tests hold the two to the same per-resource verdicts.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+from gengpu.findings import Finding, UsageError
+from gengpu.schemas_dir import schemas_path
+
+DEFAULT_KUBERNETES_VERSION = "1.37"
+_DEFINITIONS = "https://kubernetes.io/api/_definitions.json"
+
+
+def schema_name(group: str, version: str, kind: str) -> str:
+    """kubeconform's {{ .ResourceKind }}{{ .KindSuffix }}: kind, first label of the group, version."""
+    return (f"{kind}-{group.split('.')[0]}-{version}" if group else f"{kind}-{version}").lower() + ".json"
+
+
+@functools.cache
+def _package_dir() -> Path:
+    try:
+        import kubernetes_validate
+    except ImportError as exc:  # pragma: no cover - a declared dependency
+        raise UsageError("the Python package kubernetes-validate is missing; run `pip install gengpu`") from exc
+    return Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
+
+
+def native_dir(kubernetes_version: str) -> Path:
+    folder = _package_dir() / f"v{kubernetes_version}.0-local-strict"
+    if not folder.is_dir():
+        raise UsageError(f"no Kubernetes schemas for {kubernetes_version} in kubernetes-validate "
+                         "(it has 1.25 to 1.37); give --kubernetes-version X.Y or the profile's kubernetesVersion")
+    return folder
+
+
+class Schemas:
+    """Validators by (group, version, kind) for one Kubernetes version, compiled on first use."""
+
+    def __init__(self, kubernetes_version: str | None = None):
+        from gengpu.checking.cel import Batch
+
+        self.kubernetes_version = kubernetes_version or DEFAULT_KUBERNETES_VERSION
+        self._validators: dict = {}
+        self._registry = None
+        self.cel = Batch()  # custom resources whose CEL rules celcheck evaluates at the end of the run
+
+    def _registry_for_native(self):
+        import jsonschema_rs
+
+        if self._registry is None:
+            defs = json.loads((native_dir(self.kubernetes_version) / "_definitions.json").read_text(encoding="utf-8"))
+            self._registry = jsonschema_rs.Registry([(_DEFINITIONS, defs)])
+        return self._registry
+
+    def source(self, group: str, version: str, kind: str) -> tuple[Path, bool] | None:
+        """The schema file for a kind, and whether it is a Kubernetes one (needs the definitions)."""
+        name = schema_name(group, version, kind)
+        for folder, native in ((native_dir(self.kubernetes_version), True), (schemas_path() / "crds", False),
+                               (schemas_path() / "documented", False)):
+            path = folder / name
+            if path.is_file():
+                return path, native
+        return None
+
+    def validator(self, group: str, version: str, kind: str):
+        """A compiled validator, or None when gengpu has no schema for the kind."""
+        key = (group, version, kind)
+        if key not in self._validators:
+            self._validators[key] = self._compile(*key)
+        return self._validators[key]
+
+    def _compile(self, group: str, version: str, kind: str):
+        import jsonschema_rs
+
+        found = self.source(group, version, kind)
+        if found is None:
+            return None
+        path, native = found
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        if native:
+            # A sub-type can share a kind's file name (core ResourceClaim is a pod's claim): only top-level kinds.
+            gvks = schema.get("x-kubernetes-group-version-kind") or []
+            if not any(g.get("group", "") == group and g.get("version") == version and g.get("kind") == kind
+                       for g in gvks):
+                return None
+            return jsonschema_rs.validator_for(schema, registry=self._registry_for_native(), validate_formats=False)
+        return jsonschema_rs.validator_for(schema, validate_formats=False)
+
+
+def _pointer(path) -> str:
+    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def schema_errors(validator, data) -> list[tuple[tuple, str, bool]]:
+    """(path, message, points at a key) for every schema error; an unknown field is reported at its key."""
+    import jsonschema_rs
+
+    out = []
+    for error in validator.iter_errors(data):
+        path = tuple(error.instance_path)
+        kind = error.kind
+        if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
+            for name in kind.unexpected:
+                out.append((path + (name,), f"unknown field '{name}'", True))
+        elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
+            out.append((path, f"missing required field '{kind.property}'", False))
+        else:
+            out.append((path, error.message, False))
+    return out
+
+
+def _without_nulls(data):
+    """The API server drops explicit nulls of fields (CRD pruning; zero values of Go types) before it validates."""
+    if isinstance(data, dict):
+        return {k: _without_nulls(v) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        return [_without_nulls(v) for v in data]
+    return data
+
+
+def check_object(schemas: Schemas, doc, data: dict, label: str, rules, honoured=frozenset()) -> list[Finding]:
+    """Schema findings for one object, or an info that gengpu has no schema for its kind. A custom resource that
+    passes its schema goes on to the CEL rules of its CRD."""
+    group, _, version = str(data.get("apiVersion", "")).rpartition("/")
+    kind = str(data.get("kind", ""))
+    validator = schemas.validator(group, version, kind)
+    if validator is None:
+        rule = rules["object-no-schema"]
+        line, col = doc.position(("kind",))
+        return [Finding(doc.file, line, col, rule.severity, rule.id,
+                        f"{label}: no schema for {data.get('apiVersion')} {data.get('kind')}; its fields are not "
+                        "checked (GPU rules still run)", rule.fix)]
+    rule = rules["object-schema"]
+    findings = []
+    for path, message, key in schema_errors(validator, _without_nulls(data)):
+        line, col = doc.position(path, key=key)
+        findings.append(Finding(doc.file, line, col, rule.severity, rule.id, f"{label} at {_pointer(path)}: {message}",
+                                "remove or rename the field" if key else "fix the field so it matches the schema"))
+    if not findings:
+        schemas.cel.add(doc, data, label, schema_name(group, version, kind), honoured)
+    return findings

@@ -9,7 +9,9 @@ import yaml
 
 
 @functools.cache
+@functools.cache
 def _load(name: str) -> dict:
+    """A data file, parsed once per run (callers only read it)."""
     text = resources.files("gengpu.data").joinpath(name).read_text(encoding="utf-8")
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
@@ -24,6 +26,11 @@ def operator() -> dict:
 
 def gpus() -> dict:
     return _load("gpus.yaml")["gpus"]
+
+
+def unattributed_mig_profiles() -> set[str]:
+    """MIG profile names NVIDIA's default config uses for a GPU it does not name."""
+    return set(_load("gpus.yaml").get("unattributedMigProfiles", []))
 
 
 @functools.cache
@@ -111,3 +118,14 @@ def gke_accelerator(gpu_id: str, machine_type: str | None = None) -> str | None:
     if machine_type and gke["machineTypes"].get(machine_type, {}).get("accelerator"):
         return gke["machineTypes"][machine_type]["accelerator"]
     return gke["accelerators"].get(gpu_id)
+
+
+def gpu_resource_vendor(name: str) -> dict | None:
+    """The vendor entry of a GPU resource name that is not NVIDIA's device plugin's (HAMi, nos, AMD, ...)."""
+    import re
+
+    return next((v for v in _load("resources.yaml")["vendors"] if re.match(v["pattern"], name)), None)
+
+
+def removed_gpu_resource(name: str) -> dict | None:
+    return next((r for r in _load("resources.yaml")["removed"] if r["name"] == name), None)

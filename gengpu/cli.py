@@ -128,9 +128,12 @@ def _default_format() -> str:
 @click.option("--kind", type=click.Choice(["device-plugin-config", "mig-parted-config"]), default=None,
               help="Check every file as this kind of config instead of guessing from its content.")
 @click.option("--kubernetes-version", default=None, metavar="X.Y",
-              help="Kubernetes schemas for overlays that do not name their version (default 1.37).")
+              help="Kubernetes schemas for files and overlays that do not name their version (default: the "
+                   "--profile's, else 1.37).")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Say what each document was recognised as, and why (on stderr).")
 @_guarded
-def validate(paths, fmt, strict, profile, kind, kubernetes_version):
+def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose):
     """Validate profiles, GPU manifests and overlays (default: profiles/ and overlays/*).
 
     \b
@@ -149,6 +152,9 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version):
 
     fmt = fmt or _default_format()
     result = pipeline.validate(list(paths), kubernetes_version, profile, kind)
+    if verbose:
+        for line in result.recognition:
+            click.echo(f"gengpu: {line}", err=True)
     findings = result.findings
     out = reporting.REPORTERS[fmt](findings)
     if out:

@@ -260,7 +260,20 @@ def _context(profile_path: Path | None):
     return Cluster.of(profile) if profile else None
 
 
-def check_documents(docs, ctx, schemas=None) -> tuple[list[Finding], bool]:
+def recognition(subjects, docs) -> list[str]:
+    """What each document was recognised as, and why: `gengpu validate -v`."""
+    lines = []
+    for doc in docs:
+        mine = [s for s in subjects if s.doc is doc or s.outer is doc]
+        if not mine:
+            lines.append(f"{doc.file}:{doc.position(())[0]}: not recognised: no apiVersion and kind, and no shape "
+                         "gengpu knows")
+        for s in mine:
+            lines.append(f"{doc.file}:{s.doc.position(())[0]}: {s.kind} ({s.label}): {s.why}")
+    return lines
+
+
+def check_documents(docs, ctx, schemas=None, notes: list | None = None) -> tuple[list[Finding], bool]:
     """Recognise, schema-check and run the rules over the documents of one file or overlay.
 
     Returns the findings and whether anything GPU-related was recognised. schemas: the object schema engine
@@ -284,6 +297,8 @@ def check_documents(docs, ctx, schemas=None) -> tuple[list[Finding], bool]:
         if subject.kind != OBJECT:
             findings += check_subject(subject, ctx, schemas, shapeless=id(subject.doc) in broken)
     findings += check_overlay_rules(subjects, [d for d in docs if id(d) not in broken], ctx)
+    if notes is not None:
+        notes += recognition(subjects, docs)
     return findings, any(s.kind != OBJECT for s in subjects)
 
 
@@ -300,12 +315,12 @@ def _forced(docs, kind: str, ctx) -> list[Finding]:
     return findings
 
 
-def _check_file(source: Source, ctx, kind: str | None = None, schemas=None) -> list[Finding]:
+def _check_file(source: Source, ctx, kind: str | None = None, schemas=None, notes=None) -> list[Finding]:
     if source.findings:
         return source.findings
     if kind:
         return _forced(source.docs, kind, ctx)
-    more, recognised = check_documents(source.docs, ctx, schemas)
+    more, recognised = check_documents(source.docs, ctx, schemas, notes)
     if not recognised and not more:
         rule = RULES["not-recognized"]
         more.append(Finding(source.shown, 0, 0, rule.severity, rule.id,
@@ -352,6 +367,7 @@ def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx) -> list[F
 @dataclass
 class Validated:
     findings: list[Finding]
+    recognition: list[str] = field(default_factory=list)  # what each document was taken for (-v)
     profiles: int = 0
     files: int = 0
     overlays: int = 0
@@ -412,7 +428,7 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
     schemas = Schemas(kubernetes_version or (ctx.profile.kubernetes_version if ctx else None))
     for source in sources:
         if kind or not source.is_profile:
-            findings += _check_file(source, ctx, kind, schemas)
+            findings += _check_file(source, ctx, kind, schemas, result.recognition)
     findings += schemas.cel.run(RULES)
     result.profiles, result.files = len(profiles), len(files) - len(profiles)
     result.findings = sort_findings(findings)

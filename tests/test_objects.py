@@ -59,6 +59,8 @@ spec:
         - key: karpenter.k8s.aws/instance-family
           operator: In
           values: [g6]
+      taints:
+        - {key: nvidia.com/gpu, effect: NoSchedule}
 """
 
 

@@ -208,6 +208,8 @@ mig-configs:
         1g.5gb: 2
         3g.20gb: 1
 """
+MP_CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: custom-mig-config\ndata:\n  config.yaml: |\n" + \
+    textwrap.indent(MP, "    ")
 POD = """\
 apiVersion: v1
 kind: Pod
@@ -262,8 +264,11 @@ DOC_CASES = {
     "mig-profile-name-invalid": (None, False, r(MP, ("1g.5gb: 2", "1g5gb: 2")), "10:9", MP),
     "mig-parted-all-counts-zero": (None, False, r(MP, ("1g.5gb: 2", "1g.5gb: 0"), ("3g.20gb: 1", "3g.20gb: 0")),
                                    "9:7", r(MP, ("1g.5gb: 2", "1g.5gb: 0"))),
-    "mig-config-missing-all-disabled": (None, False, r(MP, ("  all-disabled:\n    - devices: all\n      mig-enabled: "
-                                                            "false\n", "")), "2:1", MP),
+    # In the operator's ConfigMap; a file for mig-parted alone (the near miss) needs no all-disabled.
+    "mig-config-missing-all-disabled": (None, False, MP_CM.replace("      all-disabled:\n        - devices: all\n"
+                                                                   "          mig-enabled: false\n", ""), "8:5",
+                                        r(MP, ("  all-disabled:\n    - devices: all\n      mig-enabled: false\n", ""))),
+    "mig-layout-not-checked": (None, False, r(MP, ("3g.20gb: 1", "3g.95gb: 1")), "9:7", MP),
     "mig-parted-layout-invalid": (None, False, r(MP, ("1g.5gb: 2", "1g.5gb: 5")), "9:7", r(MP, ("1g.5gb: 2",
                                                                                                   "1g.5gb: 4"))),
     "mig-device-filter-unknown": (None, False, r(MP, ("    - devices: all\n      mig-enabled: true",
@@ -344,6 +349,103 @@ DOC_CASES["api-version-removed"] = (
                  "  resourceClassName: gpu.nvidia.com\n", "1:13",
     "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: gpu\nspec:\n  devices:\n    requests:\n"
     "      - name: gpu\n        exactly:\n          deviceClassName: gpu.nvidia.com\n")
+DOC_CASES["gpu-resource-vendor"] = (None, False, r(POD, ("nvidia.com/gpu: 1", "nvidia.com/gpu: 1\n          "
+                                                                          "nvidia.com/gpumem: 3000")), "15:11", POD)
+DOC_CASES["gpu-resource-removed"] = (None, False, r(POD, ("nvidia.com/gpu: 1", "alpha.kubernetes.io/nvidia-gpu: 1")),
+                                     "14:11", POD)
+
+CLAIM = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: shared
+spec:
+  spec:
+    devices:
+      requests:
+        - name: gpu
+          exactly:
+            deviceClassName: gpu.nvidia.com
+      config:
+        - requests: [gpu]
+          opaque:
+            driver: gpu.nvidia.com
+            parameters:
+              apiVersion: resource.nvidia.com/v1beta1
+              kind: GpuConfig
+              sharing:
+                strategy: TimeSlicing
+                timeSlicingConfig:
+                  interval: Long
+"""
+VALUES = """\
+driver:
+  enabled: false
+toolkit:
+  enabled: false
+devicePlugin:
+  config:
+    create: true
+    name: sharing
+    default: any
+    data:
+      any: |
+        version: v1
+        sharing:
+          timeSlicing:
+            resources:
+              - name: nvidia.com/gpu
+                replicas: 4
+"""
+KNODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
+      requirements:
+        - key: karpenter.k8s.aws/instance-family
+          operator: In
+          values: [g6]
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: [spot]
+      taints:
+        - {key: nvidia.com/gpu, effect: NoSchedule}
+"""
+NODECLASS = """\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: gpu
+spec:
+  role: KarpenterNodeRole-gpu
+  amiSelectorTerms:
+    - alias: al2023@v20260917
+  subnetSelectorTerms:
+    - tags: {karpenter.sh/discovery: gpu}
+  securityGroupSelectorTerms:
+    - tags: {karpenter.sh/discovery: gpu}
+"""
+DOC_CASES.update({
+    "dra-sharing-feature-gate": (None, False, CLAIM, "20:27", r(CLAIM, ("              sharing:\n                strategy: "
+                                                                        "TimeSlicing\n                timeSlicingConfig:\n"
+                                                                        "                  interval: Long\n", ""))),
+    "dra-gpu-config-invalid": (None, False, r(CLAIM, ("interval: Long", "interval: Longest")), "22:29", CLAIM),
+    "helm-values-unknown-key": (None, False, r(VALUES, ("  config:\n", "  configs:\n")), "6:3", VALUES),
+    "helm-values-key-removed": (None, False, VALUES + "cdi:\n  default: true\n", "19:3",
+                                VALUES + "cdi:\n  enabled: true\n"),
+    "helm-config-create-empty": (None, False, VALUES.split("    data:")[0] + "    data: {}\n", "10:5", VALUES),
+    "helm-config-default-unknown": (None, False, r(VALUES, ("default: any", "default: all")), "9:14", VALUES),
+    "karpenter-requirement-value-unknown": (None, False, r(KNODEPOOL, ("values: [spot]", "values: [xspot]")), "15:11",
+                                            KNODEPOOL),
+    "karpenter-gpu-pool-untainted": (None, False, r(KNODEPOOL, ("      taints:\n        - {key: nvidia.com/gpu, effect: "
+                                                                "NoSchedule}\n", "")), "7:5", KNODEPOOL),
+    "ec2nodeclass-ami-latest": (None, False, r(NODECLASS, ("al2023@v20260917", "al2023@latest")), "8:14", NODECLASS),
+})
 DOC_CASES["placement-taints-mismatch"] = (None, False, r(PLACED_NODEPOOL, ("key: nvidia.com/gpu\n          operator",
                                                                            "key: gpu\n          operator")),
                                           "29:7", PLACED_NODEPOOL)

@@ -17,7 +17,8 @@ from gengpu.findings import Finding
 from gengpu.loading import Document, load_embedded
 
 SUPPRESS_PREFIX = "gengpu.dev/suppress."
-GPU_RESOURCE = re.compile(r"^(nvidia\.com/|alpha\.kubernetes\.io/nvidia-gpu$|amd\.com/gpu$|gpu\.intel\.com/)")
+# Extended resources that mean GPUs: NVIDIA's, the removed alpha one, other vendors', and any name with "gpu".
+GPU_RESOURCE = re.compile(r"^(nvidia\.com/|alpha\.kubernetes\.io/nvidia-gpu$|nos\.nebuly\.ai/|[^/]+/.*gpu)")
 
 
 @dataclass
@@ -33,6 +34,8 @@ class Subject:
     containers: list = field(default_factory=list)  # workloads: (path, container) of every container
     why: str = ""  # what made gengpu recognise it
     host: str | None = None  # embedded configs: what holds them (ConfigMap, Helm values)
+    chart: str | None = None  # Helm values: whose chart (gpu-operator, nvidia-device-plugin)
+    outer: Document | None = None  # embedded configs: the document of the file that holds them
 
     @property
     def in_configmap(self) -> bool:
@@ -70,8 +73,13 @@ def suppressions(obj: dict) -> dict:
 
 def shape_of(data) -> tuple[str, str] | tuple[None, None]:
     """(subject kind, reason) for a plain file by its documented shape."""
+    shape = _shape(data)
+    return (shape["subject"], shape["why"]) if shape else (None, None)
+
+
+def _shape(data) -> dict | None:
     if not isinstance(data, dict) or "kind" in data or "apiVersion" in data:
-        return None, None
+        return None
     keys = set(map(str, data))
     for shape in table()["shapes"]:
         need, anyof = set(shape.get("all", [])), set(shape.get("any", []))
@@ -82,8 +90,8 @@ def shape_of(data) -> tuple[str, str] | tuple[None, None]:
         if anyof and len(keys & anyof) < shape.get("atLeast", 1):
             continue
         shown = sorted(need | (keys & anyof))
-        return shape["subject"], f"a mapping with {', '.join(shown)} ({shape['source']})"
-    return None, None
+        return {**shape, "why": f"a mapping with {', '.join(shown)} ({shape['source']})"}
+    return None
 
 
 def config_kind(data) -> str | None:
@@ -232,7 +240,7 @@ def _embedded(doc: Document, path: tuple, label: str, host: str, meant: str | No
     if kind:
         _, why = shape_of(inner[0].data)
         return [Subject(kind, inner[0], inner[0].data, label, path[-1], namespace, suppressed, why=why,
-                        host=host)], []
+                        host=host, outer=doc)], []
     if meant:
         return [], errors or [_not_a_config(doc, path, label, meant, inner)]
     return [], []
@@ -264,23 +272,23 @@ def _configmap(doc: Document, data: dict, name: str, namespace) -> tuple[list[Su
 
 # Where the charts keep configs as strings (chart values.yaml, documented keys).
 _VALUES_CONFIGS = {
-    T.HELM_VALUES_GPU_OPERATOR: (("devicePlugin", "config", "data"), "device-plugin",
-                                 ("migManager", "config", "data"), "mig-parted"),
-    T.HELM_VALUES_DEVICE_PLUGIN: (("config", "map"), "device-plugin"),
+    "gpu-operator": (("devicePlugin", "config", "data"), "device-plugin", ("migManager", "config", "data"), "mig-parted"),
+    "nvidia-device-plugin": (("config", "map"), "device-plugin"),
 }
 
 
-def _values(doc: Document, kind: str, why: str) -> tuple[list[Subject], list[Finding]]:
-    subjects, findings = [Subject(kind, doc, doc.data, "Helm values", why=why)], []
-    spec = _VALUES_CONFIGS[kind]
+def _values(doc: Document, chart: str, why: str) -> tuple[list[Subject], list[Finding]]:
+    subjects = [Subject(T.HELM_VALUES, doc, doc.data, f"{chart} values", why=why, chart=chart)]
+    findings = []
+    spec = _VALUES_CONFIGS[chart]
     for path, what in zip(spec[::2], spec[1::2]):
         held = dig(doc.data, *path)
         if not isinstance(held, dict):
             continue
         for key, value in held.items():
             if isinstance(value, str):
-                found, errors = _embedded(doc, path + (key,), f"values {'.'.join(path)}.{key}", "Helm values", what,
-                                          {})
+                found, errors = _embedded(doc, path + (key,), f"{chart} values {'.'.join(path)}.{key}",
+                                          f"{chart} values", what, {})
                 subjects += found
                 findings += errors
     return subjects, findings
@@ -290,11 +298,11 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
     data = doc.data
     if not isinstance(data, dict):
         return [], []
-    kind, why = shape_of(data)
-    if kind in (T.HELM_VALUES_GPU_OPERATOR, T.HELM_VALUES_DEVICE_PLUGIN):
-        return _values(doc, kind, why)
-    if kind:
-        return [Subject(kind, doc, data, kind, why=why)], []
+    shape = _shape(data)
+    if shape and shape["subject"] == T.HELM_VALUES:
+        return _values(doc, shape["chart"], shape["why"])
+    if shape:
+        return [Subject(shape["subject"], doc, data, shape["subject"], why=shape["why"])], []
     if "kind" not in data or "apiVersion" not in data:
         return _fragment(doc, data)
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
@@ -309,18 +317,49 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
     if target == "configmap" and isinstance(data.get("data"), dict):
         more, findings = _configmap(doc, data, name, namespace)
         return subjects + more, findings
+    if target == T.QUOTA and not _mentions_gpu(data.get("spec")):
+        target = None  # a quota that counts no GPUs
     if target and target not in ("none", "configmap", T.WORKLOAD):
         subjects.append(Subject(target, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                 why=subjects[0].why))
     if target in (T.WORKLOAD, None):
         specs = pod_specs(data)
-        if specs and uses_gpu(specs):
+        if specs and (uses_gpu(specs) or _fraction_annotations(data)):
             where = ", ".join(".".join(map(str, p)) or "(top)" for p, _ in specs)
             how = "where gengpu's table says" if found and found.get("pods") else "found by shape"
             subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                     pods=specs, containers=_containers(specs),
                                     why=f"pod specs at {where} ({how}) ask for GPUs"))
     return subjects, []
+
+
+def _mentions_gpu(node, depth: int = 0) -> bool:
+    """A GPU resource name anywhere in a quota's spec (hard, min, max, resources ...)."""
+    if depth > 8:
+        return False
+    if isinstance(node, dict):
+        return any(GPU_RESOURCE.match(str(k).removeprefix("requests.").removeprefix("limits.")) or str(k) == "gpu"
+                   or _mentions_gpu(v, depth + 1) for k, v in node.items())
+    return isinstance(node, list) and any(_mentions_gpu(v, depth + 1) for v in node)
+
+
+# Pod annotations by which a scheduler hands out parts of GPUs (NVIDIA KAI Scheduler, Run:ai).
+_FRACTION_ANNOTATIONS = ("gpu-fraction", "gpu-memory")
+
+
+def _fraction_annotations(data) -> bool:
+    stack = [(0, data)]
+    while stack:
+        depth, node = stack.pop()
+        if isinstance(node, dict):
+            annotations = node.get("annotations")
+            if isinstance(annotations, dict) and any(k in annotations for k in _FRACTION_ANNOTATIONS):
+                return True
+            if depth < 10:
+                stack.extend((depth + 1, v) for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list) and depth < 10:
+            stack.extend((depth + 1, v) for v in node)
+    return False
 
 
 def _containers(specs) -> list[tuple[tuple, dict]]:

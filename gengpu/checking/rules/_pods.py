@@ -11,9 +11,18 @@ def containers(subject):
     return subject.containers
 
 
-def gpu_resources(container, section):
-    res = (container.get("resources") or {}).get(section) or {}
-    return {k: v for k, v in res.items() if str(k).startswith("nvidia.com/")} if isinstance(res, dict) else {}
+def gpu_resources(container, section, vendors: bool = True):
+    """GPU resources of a container's limits or requests: NVIDIA's (and with vendors, every GPU resource)."""
+    from gengpu.checking.subjects import GPU_RESOURCE
+
+    res = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+    res = res.get(section) or {}
+    if not isinstance(res, dict):
+        return {}
+    return {k: v for k, v in res.items() if (GPU_RESOURCE if vendors else _NVIDIA).match(str(k))}
+
+
+_NVIDIA = re.compile(r"^nvidia\.com/")
 
 
 def whole(quantity) -> int | None:

@@ -1,6 +1,6 @@
 import re
 
-from gengpu import mig
+from gengpu import catalog, mig
 from gengpu.checking.rules._pods import containers, gpu_resources
 from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 
@@ -10,7 +10,9 @@ _KNOWN = re.compile(r"^nvidia\.com/(gpu|gpu\.shared|mig-(?P<profile>.+))$")
 def check(subject, ctx=None):
     for path, c in containers(subject):
         for section in ("limits", "requests"):
-            for name in gpu_resources(c, section):
+            for name in gpu_resources(c, section, vendors=False):
+                if catalog.gpu_resource_vendor(name) or catalog.removed_gpu_resource(name):
+                    continue  # gpu-resource-vendor, gpu-resource-removed
                 m = _KNOWN.match(name)
                 bad = m is None or (m.group("profile") and mig.profile_name_problem(
                     re.sub(r"\.(me|gfx|me\.all)$", r"+\1", m.group("profile"))))

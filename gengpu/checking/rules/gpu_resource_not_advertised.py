@@ -1,3 +1,4 @@
+from gengpu import catalog
 from gengpu.checking.rules._pods import containers, gpu_resources
 from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 
@@ -7,8 +8,8 @@ def check(subject, ctx=None):
         return
     offered = {o.resource: p.pool.name for p in ctx.offers for o in p.offers}
     for path, c in containers(subject):
-        for name in gpu_resources(c, "limits"):
-            if name not in offered:
+        for name in gpu_resources(c, "limits", vendors=False):
+            if name not in offered and not catalog.gpu_resource_vendor(name) and not catalog.removed_gpu_resource(name):
                 hint = ""
                 if name.startswith("nvidia.com/mig-") and ctx.strategy != "mixed":
                     hint = f" (MIG strategy {ctx.strategy} advertises MIG devices as nvidia.com/gpu)"

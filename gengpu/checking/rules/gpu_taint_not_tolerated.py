@@ -7,7 +7,7 @@ def check(subject, ctx=None):
     if ctx is None:
         return
     for path, spec in subject.pods:
-        wanted = {name for _, c in containers_of(spec) for name in gpu_resources(c, "limits")}
+        wanted = {name for _, c in containers_of(spec) for name in gpu_resources(c, "limits", vendors=False)}
         pools = [p for p in ctx.offers if wanted and all(p.offer(n) for n in wanted)]
         if not pools:
             continue  # gpu-resource-not-advertised says why

@@ -5,6 +5,8 @@ from gengpu.checking.rules.base import MIG_PARTED_CONFIG, Hit, Rule
 
 def check(subject, ctx=None):
     for name, i, entry in entries(subject.data):
+        if entry.get("mig-enabled") is not True:
+            continue  # nothing to place: the filter only says which GPUs keep MIG off
         _, unknown = mig.gpus_for_device_filter(entry.get("device-filter"))
         if unknown:
             yield Hit(("mig-configs", name, i, "device-filter"),

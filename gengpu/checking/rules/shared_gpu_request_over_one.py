@@ -6,7 +6,7 @@ def check(subject, ctx=None):
     if ctx is None:
         return
     for path, c in containers(subject):
-        for name, value in gpu_resources(c, "limits").items():
+        for name, value in gpu_resources(c, "limits", vendors=False).items():
             count = whole(value)
             offers = [o for p in ctx.offers if (o := p.offer(name))]
             if count and count > 1 and offers and all(o.max_per_container == 1 for o in offers):

@@ -1,0 +1,140 @@
+"""The keys of NVIDIA's Helm charts, read from their values.yaml at the versions in gengpu/data/charts.
+
+Helm ignores a key the chart does not read, without a word: `devicePlugins:` or `mig.stratgy` change nothing.
+The charts document many options only as comments (`# config:` under devicePlugin in gpu-operator v26.7.0),
+so the index is built from the file's lines, commented key lines included, by indentation. Below an empty map,
+a list, a block scalar or a Kubernetes structure (resources, tolerations, env ...) any key is the user's.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+
+import yaml
+
+from gengpu import catalog
+
+# Values that hold Kubernetes structures or free maps, whatever the chart's default shows.
+FREE = {"resources", "securityContext", "podSecurityContext", "containerSecurityContext", "affinity", "tolerations",
+        "nodeSelector", "labels", "annotations", "podAnnotations", "podLabels", "env", "args", "volumes",
+        "volumeMounts", "imagePullSecrets", "updateStrategy", "rollingUpdate", "readinessProbe", "livenessProbe",
+        "startupProbe", "data", "map", "node-feature-discovery", "nfd", "serviceMonitor", "additionalLabels",
+        "relabelings", "metricRelabelings", "extraEnv", "initContainers", "sidecars"}
+_KEY = re.compile(r"^(\s*)(['\"]?)([A-Za-z_][A-Za-z0-9_./-]*)\2:(\s|$)(.*)$")
+
+
+@dataclass
+class Chart:
+    """One chart version's keys: path -> known child keys; paths below which anything goes."""
+
+    version: str
+    children: dict = field(default_factory=dict)
+    free: set = field(default_factory=set)
+
+
+def _index(version: str, text: str) -> Chart:
+    chart = Chart(version, {(): set()})
+    stack: list[tuple[int, tuple]] = [(-1, ())]
+    block = None  # indentation of a key whose value is a block scalar: deeper lines are its text
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        stripped = line.lstrip()
+        if not stripped:
+            continue
+        indent = len(line) - len(stripped)
+        if stripped.startswith("#"):
+            body = stripped[1:]
+            body = body[1:] if body.startswith(" ") else body  # '# key:' is written with one space
+            m = _KEY.match(body)
+            if not m:
+                continue
+            indent += len(m.group(1))
+        elif stripped.startswith("-"):
+            if block is None or indent <= block:
+                chart.free.add(stack[-1][1])  # a list: its items are the user's
+            continue
+        else:
+            m = _KEY.match(line)
+            if not m:
+                continue
+        if block is not None and indent > block:
+            continue
+        block = None
+        key, rest = m.group(3), m.group(5).split(" #")[0].strip()
+        while stack[-1][0] >= indent:
+            stack.pop()
+        parent = stack[-1][1]
+        path = parent + (key,)
+        chart.children.setdefault(parent, set()).add(key)
+        chart.children.setdefault(path, set())
+        if rest[:1] in ("|", ">"):
+            block = indent
+            chart.free.add(path)
+        elif rest in ("{}", "[]"):
+            chart.free.add(path)
+        elif rest == "":
+            stack.append((indent, path))
+    return chart
+
+
+@functools.cache
+def versions(name: str) -> list[Chart]:
+    """Every vendored version of a chart, oldest first."""
+    folder = resources.files("gengpu.data").joinpath("charts")
+    sources = yaml.safe_load(folder.joinpath("SOURCES.yaml").read_text(encoding="utf-8"))["files"]
+    found = [(e["tag"], e["file"]) for e in sources if e["file"].startswith(f"{name}-v")]
+    found.sort(key=lambda tv: catalog.version_tuple(tv[0]))
+    return [_index(tag, folder.joinpath(file).read_text(encoding="utf-8")) for tag, file in found]
+
+
+@dataclass(frozen=True)
+class KeyProblem:
+    path: tuple
+    unknown: bool  # in no version (else: only in older ones)
+    message: str
+
+
+def check_keys(name: str, data: dict) -> list[KeyProblem]:
+    """Keys of a values file that no version of the chart has, or that only older versions have."""
+    charts = versions(name)
+    if not charts:
+        return []
+    newest = charts[-1]
+    span = f"{charts[0].version} to {newest.version}"
+    problems: list[KeyProblem] = []
+    stack = [((), data)]
+    while stack:
+        path, node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if (path and path[-1] in FREE) or any(path in c.free for c in charts):
+            continue
+        known = set().union(*(c.children.get(path, set()) for c in charts))
+        if path and not known:
+            continue  # below a key the chart leaves open
+        for key, value in node.items():
+            sub = path + (str(key),)
+            if str(key) not in known:
+                close = _close(str(key), sorted(known))
+                where = ".".join(sub)
+                problems.append(KeyProblem(sub, True, f"{where} is not a key of the {name} chart ({span}); Helm "
+                                                      "ignores it" + (f" - did you mean {close}?" if close else "")))
+                continue
+            latest = newest.children.get(path, set())
+            if latest and str(key) not in latest:
+                last = next(c.version for c in reversed(charts) if str(key) in c.children.get(path, set()))
+                problems.append(KeyProblem(sub, False, f"{'.'.join(sub)} is a key of the {name} chart up to {last}, "
+                                                       f"not of {newest.version}; newer charts ignore it"))
+            stack.append((sub, value))
+    return sorted(problems, key=lambda p: p.path)
+
+
+def _close(key: str, known: list[str]) -> str | None:
+    import difflib
+
+    lower = {k.lower(): k for k in known}
+    match = difflib.get_close_matches(key.lower(), list(lower), n=1, cutoff=0.75)
+    return lower[match[0]] if match else None

@@ -1,0 +1,29 @@
+from gengpu.checking.rules._dra import nvidia_configs
+from gengpu.checking.rules.base import DRA, Hit, Rule
+
+GATES = {"TimeSlicing": "TimeSlicingSettings", "MPS": "MPSSupport"}
+
+
+def check(subject, ctx=None):
+    for path, params in nvidia_configs(subject.data):
+        sharing = params.get("sharing") if isinstance(params.get("sharing"), dict) else {}
+        gate = GATES.get(sharing.get("strategy"))
+        if gate:
+            yield Hit(path + ("sharing", "strategy"),
+                      f"{subject.label}: {params['kind']} shares its device with {sharing['strategy']}, which NVIDIA's "
+                      f"DRA driver allows only with its {gate} feature gate on (alpha, off by default)")
+
+
+RULE = Rule(
+    id="dra-sharing-feature-gate",
+    severity="warning",
+    summary="A DRA claim asks NVIDIA's DRA driver for time-slicing or MPS, which need a feature gate.",
+    fix="Turn the gate on in the driver's Helm values (featureGates: {TimeSlicingSettings: true} or "
+    "{MPSSupport: true}), or drop the sharing block.",
+    explanation="The driver's chart sets featureGates: {} and its admission webhook is off by default, so the claim "
+    "is accepted and fails only when the kubelet plugin prepares it: '\"TimeSlicing\" is selected as the GPU sharing "
+    "strategy, but the \"TimeSlicingSettings\" feature gate is not enabled'. The pod stays in ContainerCreating.",
+    source="NVIDIA/k8s-dra-driver-gpu v0.4.0 api/nvidia.com/resource/v1beta1/validate.go, pkg/featuregates",
+    check=check,
+    applies_to=DRA,
+)

@@ -1,4 +1,7 @@
+import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -39,3 +42,21 @@ def repo(tmp_path, monkeypatch):
 def _cache(tmp_path_factory, monkeypatch):
     # One derived Kubernetes schema cache for the whole session, outside the user's home.
     monkeypatch.setenv("GENGPU_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+@pytest.fixture(scope="session")
+def harness(tmp_path_factory):
+    go = shutil.which("go")
+    assert go, "Go is needed to build the upstream harness (tests/upstream)"
+    binary = tmp_path_factory.mktemp("harness") / "harness"
+    env = {**os.environ, "GOFLAGS": "-mod=mod"}
+    proc = subprocess.run([go, "build", "-o", str(binary), "."], cwd=REPO / "tests" / "upstream", capture_output=True,
+                          text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+
+    def parse(kind, files):
+        out = subprocess.run([str(binary), kind, *map(str, files)], capture_output=True, text=True, check=True)
+        return {Path(v["file"]).name: v for v in json.loads(out.stdout)}
+
+    parse.binary = binary
+    return parse

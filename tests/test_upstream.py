@@ -25,24 +25,6 @@ STRICTER = yaml.safe_load((CORPUS / "stricter.yaml").read_text())
 KINDS = {"device-plugin": "device-plugin-config", "mig-parted": "mig-parted-config"}
 
 
-@pytest.fixture(scope="session")
-def harness(tmp_path_factory):
-    go = shutil.which("go")
-    assert go, "Go is needed to build the upstream harness (tests/upstream)"
-    binary = tmp_path_factory.mktemp("harness") / "harness"
-    env = {**os.environ, "GOFLAGS": "-mod=mod"}
-    proc = subprocess.run([go, "build", "-o", str(binary), "."], cwd=HERE / "upstream", capture_output=True,
-                          text=True, env=env)
-    assert proc.returncode == 0, proc.stderr
-
-    def parse(kind, files):
-        out = subprocess.run([str(binary), kind, *map(str, files)], capture_output=True, text=True, check=True)
-        return {Path(v["file"]).name: v for v in json.loads(out.stdout)}
-
-    parse.binary = binary
-    return parse
-
-
 def gengpu_errors(run, kind, files):
     result = run("validate", "--kind", KINDS[kind], "--output", "json", *files)
     assert result.exit_code in (0, 1), result.output

@@ -440,7 +440,7 @@ DOC_CASES.update({
                                 VALUES + "cdi:\n  enabled: true\n"),
     "helm-config-create-empty": (None, False, VALUES.split("    data:")[0] + "    data: {}\n", "10:5", VALUES),
     "helm-config-default-unknown": (None, False, r(VALUES, ("default: any", "default: all")), "9:14", VALUES),
-    "karpenter-requirement-value-unknown": (None, False, r(KNODEPOOL, ("values: [spot]", "values: [xspot]")), "15:11",
+    "karpenter-requirement-value-unknown": (None, False, r(KNODEPOOL, ("values: [spot]", "values: [xspot]")), "15:20",
                                             KNODEPOOL),
     "karpenter-gpu-pool-untainted": (None, False, r(KNODEPOOL, ("      taints:\n        - {key: nvidia.com/gpu, effect: "
                                                                 "NoSchedule}\n", "")), "7:5", KNODEPOOL),

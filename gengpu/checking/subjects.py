@@ -81,17 +81,32 @@ def _shape(data) -> dict | None:
     if not isinstance(data, dict) or "kind" in data or "apiVersion" in data:
         return None
     keys = set(map(str, data))
-    for shape in table()["shapes"]:
-        need, anyof = set(shape.get("all", [])), set(shape.get("any", []))
-        if not need <= keys:
-            continue
-        if "only" in shape and not keys <= set(shape["only"]):
-            continue
-        if anyof and len(keys & anyof) < shape.get("atLeast", 1):
-            continue
-        shown = sorted(need | (keys & anyof))
-        return {**shape, "why": f"a mapping with {', '.join(shown)} ({shape['source']})"}
-    return None
+    matches = [shape for shape in table()["shapes"] if _matches(shape, keys)]
+    charts = [m for m in matches if "chart" in m]
+    if charts:  # values files of two charts share names (devicePlugin, gfd, cdi): the one with more of them wins
+        best = max(charts, key=lambda m: len(keys & _chart_top_keys(m["chart"])))
+        matches = [best] + [m for m in matches if "chart" not in m]
+    if not matches:
+        return None
+    shape = matches[0]
+    shown = sorted(set(shape.get("all", [])) | (keys & set(shape.get("any", []))))
+    return {**shape, "why": f"a mapping with {', '.join(shown)} ({shape['source']})"}
+
+
+def _matches(shape: dict, keys: set) -> bool:
+    need, anyof = set(shape.get("all", [])), set(shape.get("any", []))
+    if not need <= keys or ("only" in shape and not keys <= set(shape["only"])):
+        return False
+    if anyof and len(keys & anyof) < shape.get("atLeast", 1):
+        return "chart" in shape and bool(keys & anyof) and keys <= _chart_top_keys(shape["chart"])
+    return True
+
+
+@functools.cache
+def _chart_top_keys(chart: str) -> frozenset:
+    from gengpu import charts
+
+    return frozenset().union(*(c.children.get((), set()) for c in charts.versions(chart)))
 
 
 def config_kind(data) -> str | None:
@@ -147,8 +162,29 @@ def pod_specs(obj: dict) -> list[tuple[tuple, dict]]:
     """The pod specs of an object: where the table says its kind keeps them, or wherever they are."""
     known = entry(obj) if isinstance(obj, dict) else None
     if known is not None and known.get("pods"):
-        return [(p, v) for pattern in known["pods"] for p, v in expand(obj, pattern)]
-    return find_pod_specs(obj)
+        found = [(p, v) for pattern in known["pods"] for p, v in expand(obj, pattern)]
+        if found:
+            return found
+    return find_pod_specs(obj)  # a kind gengpu does not know, or another version of one it does
+
+
+def loose_containers(obj: dict) -> list[tuple[tuple, dict]]:
+    """Containers a kind keeps outside pod specs (the table's `containers`): mappings there with resources."""
+    known = entry(obj) if isinstance(obj, dict) else None
+    found = [(p, v) for pattern in (known or {}).get("containers", []) for p, v in expand(obj, pattern)]
+    return [(p, v) for p, v in found if isinstance(v.get("resources"), dict)]
+
+
+def components(obj: dict) -> list[str]:
+    """The parts of NVIDIA's GPU stack an object runs, by container image."""
+    out = []
+    for _, spec in pod_specs(obj):
+        for _, c in containers_of(spec):
+            image = str(c.get("image", ""))
+            for known in table().get("images", []):
+                if re.search(known["pattern"], image) and known["component"] not in out:
+                    out.append(known["component"])
+    return out
 
 
 def containers_of(spec: dict) -> list[tuple[tuple, dict]]:
@@ -324,12 +360,19 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
                                 why=subjects[0].why))
     if target in (T.WORKLOAD, None):
         specs = pod_specs(data)
-        if specs and (uses_gpu(specs) or _fraction_annotations(data)):
-            where = ", ".join(".".join(map(str, p)) or "(top)" for p, _ in specs)
-            how = "where gengpu's table says" if found and found.get("pods") else "found by shape"
+        loose = loose_containers(data)
+        if (specs or loose) and (uses_gpu(specs) or uses_gpu([((), {"containers": [c for _, c in loose]})])
+                                 or _fraction_annotations(data)):
+            where = ", ".join(".".join(map(str, p)) or "(top)" for p, _ in specs + loose)
+            how = "where gengpu's table says" if found and (found.get("pods") or found.get("containers")) \
+                else "found by shape"
             subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
-                                    pods=specs, containers=_containers(specs),
+                                    pods=specs, containers=_containers(specs) + loose,
                                     why=f"pod specs at {where} ({how}) ask for GPUs"))
+        elif specs and components(data):
+            subjects.append(Subject(T.GPU_STACK, doc, data, label, namespace=namespace, suppressed=suppressions(data),
+                                    pods=specs, containers=_containers(specs),
+                                    why=f"runs {', '.join(components(data))} (by image)"))
     return subjects, []
 
 

@@ -14,10 +14,11 @@ GKE_COMPUTECLASS = "gke-computeclass"
 GKE_AUTOPROVISIONING = "gke-autoprovisioning"
 DRA = "dra"
 METRICS = "metrics"
+GPU_STACK = "gpu-stack"  # a workload that runs part of NVIDIA's GPU stack (device plugin, GFD, dcgm-exporter ...)
 QUOTA = "quota"  # ResourceQuota, nos ElasticQuota, KAI Queue, Kueue ClusterQueue that count GPUs
 HELM_VALUES = "helm-values"  # a values file of NVIDIA's gpu-operator or nvidia-device-plugin chart
 OVERLAY = "overlay"  # cross-file checks over every document of a validate run
 
 TARGETS = (PROFILE, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, GPU_CLIENTS, MIG_PARTED_HOOKS, CLUSTER_POLICY, WORKLOAD,
-           OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, DRA, METRICS, QUOTA,
+           OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, DRA, METRICS, QUOTA, GPU_STACK,
            HELM_VALUES, OVERLAY)

@@ -13,7 +13,7 @@ def check(subject, ctx=None):
             continue
         bad = [str(v) for v in values if v not in known]
         if bad and len(bad) == len(values):
-            yield Hit(REQUIREMENTS + (i, "values"), f"{subject.label}: no valid values found in [{' '.join(bad)}] for "
+            yield Hit(REQUIREMENTS + (i, "values", 0), f"{subject.label}: no valid values found in [{' '.join(bad)}] for "
                       f"{req['key']}, expected one of: {', '.join(known)}; Karpenter marks the NodePool not ready and "
                       "launches nothing from it")
         elif bad:

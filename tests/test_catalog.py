@@ -1,6 +1,7 @@
 """The capability tables: complete, consistent, and printed by `gengpu catalog`."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +83,24 @@ def test_catalog_clouds_and_operator_cli(run):
     op = run("catalog", "operator", "v26.7.0").output.splitlines()
     assert op[2].split()[:6] == ["v26.7.0", "595.91.07", "v1.20.0", "v0.20.0", "v0.15.0", "4.6.0-4.8.3"]
     assert run("catalog", "operator", "v1.0.0").exit_code == 2
+
+
+def test_the_catalog_knows_every_gpu_and_profile_of_nvidias_default_mig_configs():
+    """mig-parted's default config (v0.15.0) and the GPU Operator's default ConfigMap (v26.7.0), as shipped."""
+    import yaml
+
+    from gengpu import mig
+    from gengpu.checking.subjects import dig
+
+    corpus = Path(__file__).resolve().parent / "corpus" / "nvidia"
+    default = yaml.safe_load((corpus / "mig-parted-config-default.yaml").read_text())
+    operator = yaml.safe_load(yaml.safe_load((corpus / "gpu-operator-0400_configmap.yaml").read_text())["data"]
+                              ["config.yaml"])
+    known_profiles = set().union(*(mig.profiles(g) for g in mig.mig_gpus())) | catalog.unattributed_mig_profiles()
+    for config in (default, operator):
+        assert dig(config, "version") == "v1"
+        for name, entries in config["mig-configs"].items():
+            for entry in entries:
+                _, unknown = mig.gpus_for_device_filter(entry.get("device-filter"))
+                assert unknown == [], f"{name}: device-filter {unknown}"
+                assert set(entry.get("mig-devices") or {}) <= known_profiles, name

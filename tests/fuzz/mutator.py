@@ -1,7 +1,7 @@
 """Deterministic mutations of gengpu's inputs: case N is the same file on every machine and every run.
 
-Seeds are the example profiles, the example overlays' manifests and the broken
-configs of tests/fixtures. A case applies one to three mutations, on the data
+Seeds are the example profiles, the example overlays' manifests, the broken
+configs of tests/fixtures and the real-world files of tests/corpus. A case applies one to three mutations, on the data
 (values of other types, hostile strings, deleted or unknown keys, other enum
 values, suppressed rules) or on the text (tags, merge keys, aliases, tabs,
 encodings, truncation, junk documents).
@@ -46,6 +46,7 @@ def seeds() -> list[tuple[str, str, str]]:
     out += [(p, "manifest") for p in sorted((ROOT / "overlays").rglob("*.yaml"))
             if not p.name.startswith(("kustomization", "gengpu-cluster"))]
     out += [(p, "manifest") for p in sorted((ROOT / "tests" / "fixtures" / "upstream").rglob("*.yaml"))]
+    out += [(p, "manifest") for p in sorted((ROOT / "tests" / "corpus").rglob("*.y*ml")) if p.name != "corpus.yaml"]
     return [(p.relative_to(ROOT).as_posix(), kind, p.read_text(encoding="utf-8")) for p, kind in out]
 
 

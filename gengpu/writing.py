@@ -25,7 +25,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gengpu.compiling.yamltext import HEADER_MARK, is_generated
+from gengpu.compiling.yamltext import is_generated
 from gengpu.findings import UsageError
 
 LOCAL = "local"  # the user's Kustomize Component in an overlay: never read, written or deleted

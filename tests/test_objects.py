@@ -5,7 +5,6 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
 import yaml
 
 from gengpu.checking import objects
@@ -187,3 +186,11 @@ def test_engine_and_kubeconform_agree_resource_by_resource(tmp_path):
             ours[(doc["kind"], doc["metadata"]["name"])] = "statusValid" if ok else "statusInvalid"
     assert len(ours) == len(docs) * 2 and len(docs) >= 40
     assert {k: v for k, v in ours.items()} == {k: theirs[k] for k in ours}
+
+
+def test_a_hand_written_gke_autoprovisioning_file_is_checked_against_gclouds_keys(run, tmp_path):
+    good = "resourceLimits:\n  - resourceType: nvidia-l4\n    minimum: 0\n    maximum: 8\n"
+    assert findings(run, tmp_path, good, "nap.yaml") == []
+    bad = good + "autoscalingProfile: optimize-utilization\n"
+    got = findings(run, tmp_path, bad, "nap.yaml")
+    assert [(rule, where) for rule, where, _ in got] == [("gke-autoprovisioning-schema", "5:1")]

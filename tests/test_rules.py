@@ -446,6 +446,21 @@ DOC_CASES.update({
                                                                 "NoSchedule}\n", "")), "7:5", KNODEPOOL),
     "ec2nodeclass-ami-latest": (None, False, r(NODECLASS, ("al2023@v20260917", "al2023@latest")), "8:14", NODECLASS),
 })
+SERVICE_MONITOR = """\
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata:
+  name: dcgm-exporter
+spec:
+  selector:
+    matchLabels:
+      app: nvidia-dcgm-exporter
+  endpoints:
+    - port: gpu-metrics
+      honorLabels: true
+"""
+DOC_CASES["dcgm-monitor-honor-labels"] = (None, False, r(SERVICE_MONITOR, ("      honorLabels: true\n", "")), "10:7",
+                                          SERVICE_MONITOR)
 DOC_CASES["placement-taints-mismatch"] = (None, False, r(PLACED_NODEPOOL, ("key: nvidia.com/gpu\n          operator",
                                                                            "key: gpu\n          operator")),
                                           "29:7", PLACED_NODEPOOL)

@@ -9,8 +9,6 @@ refuses it on purpose.
 """
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 

@@ -8,7 +8,8 @@ import json
 from gengpu.checking.rules import RULES
 from gengpu.checking.schema import check_schema
 from gengpu.checking.subjects import SUPPRESS_PREFIX, Subject
-from gengpu.checking.targets import DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, OBJECT, OVERLAY, PROFILE
+from gengpu.checking.targets import (DEVICE_PLUGIN_CONFIG, GKE_AUTOPROVISIONING, MIG_PARTED_CONFIG, OBJECT, OVERLAY,
+                                     PROFILE)
 from gengpu.findings import Finding
 from gengpu.schemas_dir import schemas_path
 
@@ -17,6 +18,8 @@ SCHEMAS = {
     DEVICE_PLUGIN_CONFIG: ("device-plugin-config.schema.json", "device-plugin-config-schema",
                            "device-plugin-unknown-field"),
     MIG_PARTED_CONFIG: ("mig-parted-config.schema.json", "mig-parted-config-schema", "mig-parted-unknown-field"),
+    GKE_AUTOPROVISIONING: ("gke-autoprovisioning.schema.json", "gke-autoprovisioning-schema",
+                           "gke-autoprovisioning-schema"),
 }
 
 

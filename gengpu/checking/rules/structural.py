@@ -1,7 +1,7 @@
 """Findings that come from parsing, schemas and the real tools rather than from a rule module's check."""
 
 from gengpu.checking.rules.base import Rule
-from gengpu.checking.targets import CLUSTER_POLICY, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, OBJECT, OVERLAY, PROFILE
+from gengpu.checking.targets import DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, OBJECT, OVERLAY, PROFILE
 
 RULES = [
     Rule("yaml-syntax", "error", "The file is not valid YAML.", "Fix the YAML at the reported position.",

@@ -461,6 +461,11 @@ spec:
 """
 DOC_CASES["dcgm-monitor-honor-labels"] = (None, False, r(SERVICE_MONITOR, ("      honorLabels: true\n", "")), "10:7",
                                           SERVICE_MONITOR)
+DOC_CASES["karpenter-gpu-requirements-conflict"] = (
+    None, False, r(KNODEPOOL, ("      taints:", "        - key: karpenter.k8s.aws/instance-gpu-name\n          operator: In\n"
+                                                "          values: [a10g]\n      taints:")), "12:11",
+    r(KNODEPOOL, ("      taints:", "        - key: karpenter.k8s.aws/instance-gpu-name\n          operator: In\n"
+                                    "          values: [l4]\n      taints:")))
 DOC_CASES["placement-taints-mismatch"] = (None, False, r(PLACED_NODEPOOL, ("key: nvidia.com/gpu\n          operator",
                                                                            "key: gpu\n          operator")),
                                           "29:7", PLACED_NODEPOOL)

@@ -168,3 +168,26 @@ def test_rules_skip_what_the_schema_already_refused(run, tmp_path):
     text = "version: v1\nsharing:\n  timeSlicing:\n    resources: 5\n"
     assert validate(run, tmp_path, "dp.yaml", text) == [
         ("device-plugin-config-schema", "4:16", "'sharing.timeSlicing.resources': 5 is not of type 'array'")]
+
+
+@pytest.mark.parametrize("name,text,expected", [
+    ("clusterpolicy-list", "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cp\nspec:\n"
+                           "  devicePlugin: [1]\n",
+     ("object-schema", "6:3", "ClusterPolicy cp at /spec/devicePlugin: [1] is not of type \"object\"")),
+    ("limits-list", POD.replace("        limits:\n          nvidia.com/gpu: 1\n", "        limits:\n          - 1\n"),
+     ("object-schema", "10:9", "Pod p at /spec/containers/0/resources/limits: [1] is not of types \"null\", "
+                               "\"object\"")),
+])
+def test_a_wrong_shape_in_an_object_is_a_schema_finding(run, tmp_path, name, text, expected):
+    assert expected in validate(run, tmp_path, f"{name}.yaml", text)
+
+
+def test_an_unknown_gpu_with_a_verification_workload_is_refused_by_both(run, tmp_path):
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "p.yaml").write_text(
+        "apiVersion: gengpu.dev/v1alpha1\nkind: GPUProfile\nmetadata: {name: p}\nspec:\n  platform: eks\n"
+        "  region: us-east-1\n  kubernetesVersion: \"1.33\"\n  nodePools:\n    - name: x\n      gpu: Z9\n"
+        "      instanceTypes: [g6.xlarge]\n      verify: true\n  argocd: {repoURL: https://github.com/e/g.git}\n")
+    assert run("validate", cwd=tmp_path).exit_code == 1
+    assert run("build", cwd=tmp_path).exit_code == 1
+    assert not (tmp_path / "overlays").exists()

@@ -40,7 +40,7 @@ def test_check_names_a_stale_file_after_a_profile_edit(repo, run):
     result = run("build", "--check")
     assert result.exit_code == 1
     assert "stale: overlays/aks-t4-timeslicing/device-plugin-config.yaml\n" in result.output
-    assert "-            replicas: 10\n+            replicas: 8\n" in result.output
+    assert "-          replicas: 10\n+          replicas: 8\n" in result.output
     assert "--- a/overlays/aks-t4-timeslicing/device-plugin-config.yaml" in result.output
     assert (repo / "overlays/aks-t4-timeslicing/device-plugin-config.yaml").read_text().count("replicas: 10") == 1
 
@@ -153,3 +153,26 @@ def test_header_names_the_profile_relative_to_the_repo(repo, run, tmp_path):
         ours, committed = path.read_text().splitlines(), (REPO / "overlays" / rel).read_text().splitlines()
         assert ours[1] == committed[1] and ours[3:] == committed[3:], rel
         assert ours[2].startswith("# gengpu-digest: ") and ours[2] != committed[2]
+
+
+def test_pyyamls_own_emitter_writes_the_same_text_as_libyaml():
+    """Where libyaml is missing, PyYAML's emitter stands in: overlays must not change with the machine."""
+    import yaml
+
+    from gengpu.compiling import yamltext
+    from gengpu.loading import load_file
+
+    class Pure(yaml.SafeDumper):
+        def ignore_aliases(self, data):
+            return True
+
+    Pure.add_representer(str, yamltext._str)
+    files = sorted((REPO / "overlays").rglob("*.yaml"))
+    for path in files:
+        docs, _ = load_file(path)
+        data = [d.data for d in docs]
+        ours = yamltext.dump_all(data) if len(data) > 1 else yamltext.dump(data[0])
+        pure = yaml.dump_all(data, Dumper=Pure, sort_keys=False, default_flow_style=False, width=120,
+                             allow_unicode=True, explicit_start=len(data) > 1)
+        assert ours == pure, path
+    assert len(files) > 50

@@ -35,9 +35,9 @@ def test_diff_shows_each_clusters_changes(history, run):
     assert result.exit_code == 1
     out = result.output
     assert out.startswith("## eks-l4-mps\n\n~ Application argocd/gpu-eks-l4-mps\n")
-    assert "    -      targetRevision: v26.7.0\n    +      targetRevision: v26.3.0\n" in out
+    assert "    -    targetRevision: v26.7.0\n    +    targetRevision: v26.3.0\n" in out
     assert "~ ConfigMap gpu-operator/gengpu-device-plugin-config\n" in out
-    assert "    -            replicas: 4\n    +            replicas: 6\n" in out
+    assert "    -          replicas: 4\n    +          replicas: 6\n" in out
     assert "~ NodeOverlay l4-mps-1gpu\n" in out
     assert "    -    nvidia.com/gpu: '4'\n    +    nvidia.com/gpu: '6'\n" in out
     assert "## gke-autopilot-l4 (removed cluster)\n\n- Application argocd/gpu-gke-autopilot-l4 (removed)\n" in out

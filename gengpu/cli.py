@@ -113,6 +113,16 @@ def build(profiles, output_dir, check, changed, fmt):
 FORMATS = ["text", "json", "github", "sarif", "junit"]
 
 
+def _shard(value: str | None):
+    """--shard I/N as (I, N), 1 <= I <= N."""
+    if value is None:
+        return None
+    index, _, count = value.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise click.BadParameter(f"'{value}' is not I/N with 1 <= I <= N (for example 2/4)")
+    return int(index), int(count)
+
+
 def _default_format() -> str:
     # In GitHub Actions, findings become annotations on the pull request's lines.
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
@@ -132,8 +142,16 @@ def _default_format() -> str:
                    "--profile's, else 1.37).")
 @click.option("-v", "--verbose", is_flag=True,
               help="Say what each document was recognised as, and why (on stderr).")
+@click.option("--engine", type=click.Choice(["gengpu", "kubeconform"]), default="gengpu", show_default=True,
+              help="Who checks rendered resources against their schemas: gengpu's engine (in-process, the same schema "
+                   "files) or the kubeconform binary.")
+@click.option("--shard", default=None, metavar="I/N", callback=lambda c, p, v: _shard(v),
+              help="Check only the I-th of N parts of the fleet (a CI matrix); the parts never overlap.")
+@click.option("--jobs", type=click.IntRange(1, 256), default=None, help="Processes for large fleets (default: cores).")
+@click.option("--no-cache", is_flag=True, help="Ignore and do not write the result cache in .cache/gengpu/.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr, no summary line.")
 @_guarded
-def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose):
+def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose, engine, shard, jobs, no_cache, quiet):
     """Validate profiles, GPU manifests and overlays (default: profiles/ and overlays/*).
 
     \b
@@ -151,7 +169,8 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose):
     from gengpu import pipeline, reporting
 
     fmt = fmt or _default_format()
-    result = pipeline.validate(list(paths), kubernetes_version, profile, kind)
+    result = pipeline.validate(list(paths), kubernetes_version, profile, kind, engine=engine, jobs=jobs, shard=shard,
+                               cache=not no_cache, progress=not quiet)
     if verbose:
         for line in result.recognition:
             click.echo(f"gengpu: {line}", err=True)
@@ -160,7 +179,7 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose):
     if out:
         click.echo(out)
     code = reporting.exit_code(findings, strict)
-    if fmt == "text":
+    if fmt == "text" and not quiet:
         errors = sum(f.severity == "error" for f in findings)
         verdict = f"{errors} error(s), {len(findings) - errors} other finding(s)" if findings else "no findings"
         click.echo(f"gengpu: {result.summary()}: {verdict}.", err=True)

@@ -26,7 +26,7 @@ from gengpu.findings import Finding, UsageError, sort_findings
 from gengpu.loading import load_file
 from gengpu.model import Profile
 from gengpu.rendering import render
-from gengpu import writing
+from gengpu import fleet, writing
 
 DEFAULT_PROFILES = "profiles"
 DEFAULT_OVERLAYS = "overlays"
@@ -329,12 +329,12 @@ def _check_file(source: Source, ctx, kind: str | None = None, schemas=None, note
     return more
 
 
-def _side_files(overlay: Path) -> list[Finding]:
+def _side_files(overlay: Path, files: render.Files) -> list[Finding]:
     """Files beside the overlay that are no Kubernetes objects: the GKE auto-provisioning file and scripts."""
     findings = []
     nap = overlay / "gke-autoprovisioning.yaml"
     if nap.is_file():
-        docs, errors = load_file(nap, display(nap))
+        docs, errors = files.load(nap, display(nap))
         findings += errors
         for doc in docs:
             findings += check_schema(doc, schema_file("gke-autoprovisioning.schema.json"), "gke-autoprovisioning-schema")
@@ -348,17 +348,22 @@ def _side_files(overlay: Path) -> list[Finding]:
     return findings
 
 
-def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx) -> list[Finding]:
+_NOT_RESOURCES = (operator_app.VALUES_FILE, "gke-autoprovisioning.yaml", "gengpu-cluster.yaml")
+
+
+def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx, engine: str = "gengpu",
+                   files: render.Files | None = None, schemas: dict | None = None) -> list[Finding]:
+    """Render and schema-check the overlay, check the files beside it, and run the rules over its files."""
+    files = files or render.Files()
     shown = display(overlay)
-    findings = render.check_overlay(overlay, shown, kubernetes_version) + _side_files(overlay)
-    ctx = ctx or _context(_overlay_profile(overlay))
+    findings = render.check_overlay(overlay, shown, kubernetes_version, RULES, engine, files, schemas)
+    findings += _side_files(overlay, files)
     docs = []
     for path in sorted(overlay.rglob("*.y*ml")):
         rel = path.relative_to(overlay).parts
-        if path.name.startswith("kustomization") or path.name in (
-                operator_app.VALUES_FILE, "gke-autoprovisioning.yaml", "gengpu-cluster.yaml") or rel[0] == "verify":
+        if path.name.startswith("kustomization") or path.name in _NOT_RESOURCES or rel[0] == "verify":
             continue  # verify folders are kustomizations of their own, checked on their own
-        loaded, errors = load_file(path, display(path))
+        loaded, errors = files.load(path, display(path))
         findings += errors
         docs += loaded
     return findings + check_documents(docs, ctx)[0]
@@ -381,10 +386,13 @@ class Validated:
 
 
 def validate(paths: list[str], kubernetes_version: str | None = None, profile: str | None = None,
-             kind: str | None = None) -> Validated:
+             kind: str | None = None, engine: str = "gengpu", jobs: int | None = None,
+             shard: tuple[int, int] | None = None, cache: bool = True, progress: bool = False) -> Validated:
     """Check profiles, GPU configs, ClusterPolicies, workloads and overlays; with no paths, profiles/ and overlays/*.
 
     profile gives the cluster context (pools, resources, taints) for workloads outside a generated overlay.
+    engine chooses who checks rendered resources against their schemas: gengpu's engine, or kubeconform.
+    jobs: processes for large fleets (default: every core). shard (I, N): only the I-th of N parts of the fleet.
     """
     ctx = None
     if profile:
@@ -394,42 +402,95 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
         if ctx is None:
             raise UsageError(f"--profile {profile} has errors; run `gengpu validate {profile}` first")
     targets = [Path(p) for p in paths]
+    roots: list[str] = []
+    argo = Path(ARGOCD_DIR)
     if not targets:
         overlays = sorted(p for p in Path(DEFAULT_OVERLAYS).glob("*")
-                          if not p.name.startswith(".") and render.is_overlay(p))
+                          if not p.name.startswith(".") and render.is_overlay(p) and fleet.in_shard(p.name, shard))
         verify = sorted(p for o in overlays for p in (o / "verify").glob("*") if render.is_overlay(p))
-        argo = Path(ARGOCD_DIR)
-        targets = [*profile_files([]), *overlays, *verify,
-                   *([argo / "applications"] if render.is_overlay(argo / "applications") else [])]
-        roots = [n for n in ("root-application.yaml", "applicationset.yaml") if (argo / n).is_file()]
-        findings_root = render.check_manifests(argo, display(argo), roots, kubernetes_version)
-    else:
-        roots, findings_root = [], []
-    findings: list[Finding] = list(findings_root)
+        argocd = fleet.in_shard(ARGOCD_DIR, shard)
+        targets = [*(p for p in profile_files([]) if fleet.in_shard(p.name, shard)), *overlays, *verify,
+                   *([argo / "applications"] if argocd and render.is_overlay(argo / "applications") else [])]
+        roots = [n for n in ("root-application.yaml", "applicationset.yaml") if argocd and (argo / n).is_file()]
+    files = render.Files()
+    findings: list[Finding] = render.check_manifests(argo, display(argo), roots, RULES, kubernetes_version, engine,
+                                                     files) if roots else []
     if not paths and writing.interrupted(Path(DEFAULT_OVERLAYS)):
         findings.append(_interrupted(Path(DEFAULT_OVERLAYS)))
-    files: list[Path] = []
-    result = Validated([], manifests=len(roots))
+    overlays, plain = [], []
     for target in targets:
         if not target.exists():
             raise UsageError(f"{display(target)}: no such file or folder")
         if target.is_dir():
             if render.is_overlay(target):
-                result.overlays += 1
-                findings += _check_overlay(target, kubernetes_version, ctx)
+                overlays.append(target)
             else:
-                files += sorted([*target.glob("*.yaml"), *target.glob("*.yml")])
+                plain += sorted([*target.glob("*.yaml"), *target.glob("*.yml")])
         else:
-            files.append(target)
-    sources = [Source.read(f) for f in files]
+            plain.append(target)
+    result = Validated([], manifests=len(roots), overlays=len(overlays))
+    sources = [Source.read(f) for f in plain]
     profiles = [] if kind else [s for s in sources if s.is_profile]
+    clusters: dict = {}
     if profiles:
-        findings += load_profiles(profiles, Path(DEFAULT_OVERLAYS)).findings
+        loaded = load_profiles(profiles, Path(DEFAULT_OVERLAYS))
+        findings += loaded.findings
+        by_source = {p.source: p for p in loaded.profiles}
+        for s in profiles:
+            checked = by_source.get(Path(os.path.relpath(s.path.resolve(), Path(DEFAULT_OVERLAYS).resolve().parent))
+                                    .as_posix())
+            clusters[s.path.resolve()] = Cluster.of(checked) if checked else None
+    findings += _check_overlays(overlays, kubernetes_version, ctx, clusters, engine, jobs, cache, progress, files)
     schemas = Schemas(kubernetes_version or (ctx.profile.kubernetes_version if ctx else None))
     for source in sources:
         if kind or not source.is_profile:
             findings += _check_file(source, ctx, kind, schemas, result.recognition)
-    findings += schemas.cel.run(RULES)
-    result.profiles, result.files = len(profiles), len(files) - len(profiles)
+    result.profiles, result.files = len(profiles), len(plain) - len(profiles)
     result.findings = sort_findings(findings)
     return result
+
+
+def _check_overlays(overlays: list[Path], kubernetes_version, ctx, clusters: dict, engine: str, jobs, cache: bool,
+                    progress: bool, files: render.Files) -> list[Finding]:
+    """Every overlay once: from the cache when nothing it depends on changed, else checked, in processes when many."""
+    store = fleet.Cache(cache)
+    keys, todo, findings = {}, [], []
+    for overlay in overlays:
+        main = overlay.parent.parent if overlay.parent.name == "verify" else overlay
+        source = _overlay_profile(main)
+        keys[overlay] = store.key("overlay", str(overlay), fleet.folder_bytes(main), fleet.file_bytes(source),
+                                  kubernetes_version or "", engine, _context_key(ctx))
+        hit = store.get(keys[overlay])
+        if hit is None:
+            todo.append(overlay)
+        else:
+            findings += hit
+
+    def context(overlay: Path):
+        if ctx is not None:
+            return ctx
+        main = overlay.parent.parent if overlay.parent.name == "verify" else overlay
+        source = _overlay_profile(main)
+        if source is None:
+            return None
+        if source.resolve() not in clusters:
+            clusters[source.resolve()] = _context(source)
+        return clusters[source.resolve()]
+
+    schemas: dict = {}
+
+    def check(overlay: Path) -> list[Finding]:
+        return _check_overlay(overlay, kubernetes_version, context(overlay), engine, files, schemas)
+
+    meter = fleet.Progress(len(todo), "overlays", progress)
+    results = fleet.parallel_map(check, todo, jobs if jobs is not None else fleet.default_jobs(), meter)
+    meter.close()
+    for overlay, found in zip(todo, results):
+        store.put(keys[overlay], found)
+        findings += found
+    return findings
+
+
+def _context_key(ctx) -> bytes:
+    """The --profile a run checks workloads against: its text is part of every cache key."""
+    return fleet.file_bytes(Path(ctx.profile.source)) if ctx is not None else b""

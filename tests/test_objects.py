@@ -85,10 +85,14 @@ def test_a_cel_rule_of_the_crd_is_evaluated_by_the_api_servers_code(run, tmp_pat
 
 
 def test_without_celcheck_gengpu_says_what_it_skipped(run, tmp_path, monkeypatch):
+    from gengpu.checking import cel
+
+    monkeypatch.setattr(cel, "_checker", None)  # a fresh process: no celcheck started yet
+    monkeypatch.setattr(cel, "_missing", None)
     monkeypatch.setenv("GENGPU_CELCHECK", str(tmp_path / "nowhere"))
     got = findings(run, tmp_path, NODEPOOL)
     assert len(got) == 1 and got[0][:2] == ("object-cel-not-evaluated", "0:0")
-    assert got[0][2].startswith("CEL rules of 1 object(s) not evaluated: GENGPU_CELCHECK=")
+    assert got[0][2].startswith("NodePool gpu: CEL rules not evaluated: GENGPU_CELCHECK=")
 
 
 def test_explicit_nulls_pass_as_the_api_server_accepts_them(run, tmp_path):

@@ -39,65 +39,82 @@ def test_validate_runs_clean_on_the_example_repo(repo, run):
                              "no findings.\n")
 
 
-def test_kubeconform_catches_a_broken_overlay(repo, run):
+BROKEN = {
+    "gengpu": ["error object-schema ConfigMap gengpu-device-plugin-config at /immutable: \"yes\" is not of types "
+               "\"null\", \"boolean\"",
+               "error object-schema ServiceMonitor nvidia-dcgm-exporter at /spec/endpoints/0/honourLabels: unknown field "
+               "'honourLabels'"],
+    "kubeconform": ["error object-schema ConfigMap gengpu-device-plugin-config at /immutable: got string, want null "
+                    "or boolean (kubeconform)",
+                    "error object-schema ServiceMonitor nvidia-dcgm-exporter at /spec/endpoints/0/honourLabels: unknown "
+                    "field 'honourLabels' (kubeconform)"],
+}
+
+
+@pytest.mark.parametrize("engine", sorted(BROKEN))
+def test_both_engines_find_schema_errors_of_an_overlay_at_their_lines(repo, run, engine):
     monitor = repo / "overlays" / "aks-t4-timeslicing" / "monitoring.yaml"
-    monitor.write_text(monitor.read_text().replace("      honorLabels: true\n", "      honorLabels: true\n"
-                                                                                "      honourLabels: true\n", 1))
+    monitor.write_text(monitor.read_text().replace("    honorLabels: true\n", "    honorLabels: true\n"
+                                                                            "    honourLabels: true\n", 1))
     cm = repo / "overlays" / "aks-t4-timeslicing" / "device-plugin-config.yaml"
     cm.write_text(cm.read_text() + "immutable: 'yes'\n")
-    result = run("validate", "overlays/aks-t4-timeslicing")
+    result = run("validate", "overlays/aks-t4-timeslicing", "--engine", engine, "--no-cache")
     assert result.exit_code == 1
     findings = [line for line in result.output.splitlines() if not line.startswith("  ")]
     line = cm.read_text().splitlines().index("immutable: 'yes'") + 1
-    assert findings[:-1] == [
-        f"overlays/aks-t4-timeslicing/device-plugin-config.yaml:{line}:12: error kubeconform ConfigMap "
-        "gengpu-device-plugin-config at /immutable: got string, want null or boolean",
-        "overlays/aks-t4-timeslicing/monitoring.yaml:26:7: error kubeconform ServiceMonitor nvidia-dcgm-exporter at "
-        "/spec/endpoints/0/honourLabels: unknown field 'honourLabels'",
-    ]
+    monitor_line = monitor.read_text().splitlines().index("    honourLabels: true") + 1
+    assert findings[:-1] == [f"overlays/aks-t4-timeslicing/device-plugin-config.yaml:{line}:12: {BROKEN[engine][0]}",
+                             f"overlays/aks-t4-timeslicing/monitoring.yaml:{monitor_line}:5: {BROKEN[engine][1]}"]
 
 
-def test_argocd_objects_validate_against_the_argo_cd_crds(repo, run):
-    result = run("validate")
+@pytest.mark.parametrize("engine", ["gengpu", "kubeconform"])
+def test_argocd_objects_validate_against_the_argo_cd_crds(repo, run, engine):
+    result = run("validate", "--engine", engine)
     assert result.exit_code == 0, result.output
     appset = repo / "argocd" / "applicationset.yaml"
     appset.write_text(appset.read_text().replace("goTemplate: true", "goTemplates: true"))
-    broken = run("validate")
+    broken = run("validate", "--engine", engine)
     assert broken.exit_code == 1
-    assert broken.output.startswith("argocd/applicationset.yaml:12:3: error kubeconform ApplicationSet gpu-clusters "
+    assert broken.output.startswith("argocd/applicationset.yaml:12:3: error object-schema ApplicationSet gpu-clusters "
                                     "at /spec/goTemplates: unknown field 'goTemplates'")
 
 
-def test_a_kind_without_schema_is_an_error_not_a_skip(repo, run):
+@pytest.mark.parametrize("engine", ["gengpu", "kubeconform"])
+def test_a_kind_without_schema_is_an_error_not_a_skip(repo, run, engine):
     overlay = repo / "overlays" / "eks-l4-mps"
     (overlay / "widget.yaml").write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n")
     k = overlay / "kustomization.yaml"
-    k.write_text(k.read_text().replace("resources:\n", "resources:\n  - widget.yaml\n"))
-    result = run("validate", "overlays/eks-l4-mps")
+    k.write_text(k.read_text().replace("resources:\n", "resources:\n- widget.yaml\n"))
+    result = run("validate", "overlays/eks-l4-mps", "--engine", engine)
     assert result.exit_code == 1
     assert result.output.startswith(
-        "overlays/eks-l4-mps/widget.yaml:1:1: error kubeconform-no-schema Widget w: no schema for example.com/v1 Widget\n")
+        "overlays/eks-l4-mps/widget.yaml:1:1: error overlay-kind-no-schema Widget w: no schema for example.com/v1 "
+        "Widget" + (" (kubeconform)\n" if engine == "kubeconform" else "\n"))
 
 
 def test_kustomize_errors_are_findings(repo, run):
+    local = repo / "overlays" / "gke-a100-spot" / "local"
+    local.mkdir()
+    (local / "kustomization.yaml").write_text("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+                                              "resources: [missing.yaml]\n")
+    assert run("build").exit_code == 0  # the kustomization now lists components: [local], so kustomize renders it
     k = repo / "overlays" / "eks-l4-mps" / "kustomization.yaml"
-    k.write_text(k.read_text().replace("  - namespace.yaml\n", "  - namespaces.yaml\n"))
-    cm = repo / "overlays" / "gke-a100-spot" / "namespace.yaml"
-    cm.write_text(cm.read_text().replace("  labels:\n", "  labels: [a, b]\n  x:\n"))
+    k.write_text(k.read_text().replace("- namespace.yaml\n", "- namespaces.yaml\n"))
     result = run("validate", "overlays/eks-l4-mps", "overlays/gke-a100-spot")
     assert result.exit_code == 1
     first, _, second, _, _ = result.output.splitlines()
     assert first.startswith("overlays/eks-l4-mps/kustomization.yaml:1:1: error kustomize-build kustomize build failed: "
                             "accumulating resources: accumulation err='accumulating resources from 'namespaces.yaml'")
-    assert second == ("overlays/gke-a100-spot/kustomization.yaml:1:1: error kustomize-build kustomize build failed: "
-                      "considering field 'metadata/labels' of object Namespace.v1.[noGrp]/gpu-operator.[noNs]: wrong "
-                      "node kind: expected MappingNode but got SequenceNode: node contents:")
+    assert second.startswith("overlays/gke-a100-spot/kustomization.yaml:1:1: error kustomize-build kustomize build "
+                             "failed: accumulating components: accumulateDirectory: \"recursed accumulation of path ")
 
 
 @pytest.mark.parametrize("tool", ["kustomize", "kubeconform"])
 def test_missing_binary_is_a_clear_usage_error(repo, run, monkeypatch, tool, tmp_path):
     monkeypatch.setenv(f"GENGPU_{tool.upper()}", str(tmp_path / "nowhere" / tool))
-    result = run("validate", "overlays/eks-l4-mps")
+    # gengpu renders and checks its own overlays itself: kustomize is needed for a verify overlay (components),
+    # kubeconform for --engine kubeconform.
+    result = run("validate", "overlays/eks-l4-mps/verify/l4-mps", "--engine", "kubeconform")
     assert result.exit_code == 2
     assert result.output.startswith(f"gengpu: error: GENGPU_{tool.upper()}={tmp_path}/nowhere/{tool} is not an "
                                     f"executable file; run scripts/install-tools")
@@ -108,7 +125,7 @@ def test_missing_binary_on_an_empty_path(repo, run, monkeypatch, tmp_path):
     monkeypatch.delenv("GENGPU_KUBECONFORM")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.setattr("gengpu.rendering.tools._bin_dirs", lambda: [tmp_path / "bin"])
-    result = run("validate", "overlays/eks-l4-mps")
+    result = run("validate", "overlays/eks-l4-mps", "--engine", "kubeconform")
     assert result.exit_code == 2
     assert result.output == (
         "gengpu: error: kubeconform not found (looked at $GENGPU_KUBECONFORM, ./bin and PATH); run "

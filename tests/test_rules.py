@@ -471,7 +471,7 @@ DOC_CASES["placement-taints-mismatch"] = (None, False, r(PLACED_NODEPOOL, ("key:
                                           "29:7", PLACED_NODEPOOL)
 
 STRUCTURAL = {"gke-autoprovisioning-schema", "script-syntax", "yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
-              "kustomize-build", "kubeconform", "kubeconform-no-schema", "not-generated-file", "not-recognized",
+              "kustomize-build", "overlay-kind-no-schema", "not-generated-file", "not-recognized",
               # tests/test_hostile.py
               "yaml-limit", "yaml-tag", "yaml-merge", "object-malformed", "gpu-configmap-invalid",
               # tests/test_writing.py, tests/test_build.py

@@ -1,16 +1,16 @@
 """CEL rules of CRDs (x-kubernetes-validations), evaluated by tools/celcheck: the API server's own code, offline.
 
 kubeconform and JSON Schema cannot see these rules (a Karpenter NodePool that sets the restricted label
-karpenter.sh/nodepool passes both, and the API server refuses it). Objects of a run are collected and sent to
-one celcheck process at the end; its findings land at the field's line like any schema finding.
+karpenter.sh/nodepool passes both, and the API server refuses it). One celcheck process per gengpu process
+answers object after object over a pipe; its findings land at the field's line like any schema finding.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
-from dataclasses import dataclass, field
 
 from gengpu.findings import Finding, UsageError
 from gengpu.schemas_dir import schemas_path
@@ -29,51 +29,69 @@ def parse_field(path: str) -> tuple:
     return tuple(out)
 
 
-@dataclass
-class Batch:
-    """Objects waiting for celcheck: (document, data, label, schema file name)."""
+def has_rules(schema_name: str) -> bool:
+    return (schemas_path() / "cel" / schema_name).is_file()
 
-    items: list = field(default_factory=list)
 
-    def add(self, doc, data: dict, label: str, name: str, honoured=frozenset()) -> None:
-        if "object-cel" not in honoured and (schemas_path() / "cel" / name).is_file():
-            self.items.append((doc, data, label, name))
+class _Checker:
+    """A celcheck process of this process (a forked child starts its own)."""
 
-    def run(self, rules) -> list[Finding]:
-        if not self.items:
-            return []
+    def __init__(self):
         from gengpu.rendering import tools
 
+        self.pid = os.getpid()
+        self.tool = tools.find("celcheck")  # raises UsageError when it is not installed
+        self.proc = subprocess.Popen([*self.tool.argv, str(schemas_path() / "cel")], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.count = 0
+
+    def check(self, schema_name: str, data: dict) -> list[dict]:
+        self.count += 1
+        self.proc.stdin.write(json.dumps({"id": self.count, "schema": schema_name, "object": data}) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise UsageError(f"celcheck stopped: {self.proc.stderr.read().strip()[:300]}")
+        verdict = json.loads(line)
+        if verdict.get("fatal"):
+            raise UsageError(f"celcheck cannot use {schema_name}: {verdict['fatal']}")
+        return verdict["errors"]
+
+
+_checker: _Checker | None = None
+_missing: str | None = None
+
+
+def errors(schema_name: str, data: dict) -> list[dict] | None:
+    """The CEL errors of an object, or None when celcheck is not installed."""
+    global _checker, _missing
+    if _missing is not None:
+        return None
+    if _checker is None or _checker.pid != os.getpid():
         try:
-            tool = tools.find("celcheck")
+            _checker = _Checker()
         except UsageError as exc:
-            rule = rules["object-cel-not-evaluated"]
-            doc = self.items[0][0]
-            return [Finding(doc.file, 0, 0, rule.severity, rule.id,
-                            f"CEL rules of {len(self.items)} object(s) not evaluated: {exc}", rule.fix)]
-        lines = "".join(json.dumps({"id": i, "schema": name, "object": data}) + "\n"
-                        for i, (_, data, _, name) in enumerate(self.items))
-        proc = subprocess.run([*tool.argv, str(schemas_path() / "cel")], input=lines, capture_output=True, text=True,
-                              timeout=300)
-        if proc.returncode != 0:
-            raise UsageError(f"celcheck failed: {proc.stderr.strip()[:300]}")
-        rule = rules["object-cel"]
-        findings = []
-        for line in proc.stdout.splitlines():
-            verdict = json.loads(line)
-            doc, _, label, _ = self.items[verdict["id"]]
-            if verdict.get("fatal"):
-                raise UsageError(f"celcheck cannot use {self.items[verdict['id']][3]}: {verdict['fatal']}")
-            for error in verdict["errors"]:
-                path = parse_field(error["field"])
-                line_no, col = doc.position(path)
-                # A rule over a map names the offending key ('label "karpenter.sh/nodepool" is restricted'): point at it.
-                for key in re.findall(r'"([^"]+)"', error["detail"]):
-                    if doc.position(path + (key,), key=True) != (line_no, col):
-                        line_no, col = doc.position(path + (key,), key=True)
-                        break
-                pointer = "/" + "/".join(map(str, path))
-                findings.append(Finding(doc.file, line_no, col, rule.severity, rule.id,
-                                        f"{label} at {pointer}: {error['detail']}", rule.fix))
-        self.items = []
-        return findings
+            _missing = str(exc)
+            return None
+    return _checker.check(schema_name, data)
+
+
+def findings(doc, file: str, data: dict, label: str, schema_name: str, rules) -> list[Finding]:
+    """object-cel findings at their fields, or one object-cel-not-evaluated when celcheck is missing."""
+    found = errors(schema_name, data)
+    if found is None:
+        rule = rules["object-cel-not-evaluated"]
+        return [Finding(file, 0, 0, rule.severity, rule.id, f"{label}: CEL rules not evaluated: {_missing}", rule.fix)]
+    rule = rules["object-cel"]
+    out = []
+    for error in found:
+        path = parse_field(error["field"])
+        line, col = doc.position(path) if doc is not None else (1, 1)
+        # A rule over a map names the offending key ('label "karpenter.sh/nodepool" is restricted'): point at it.
+        for key in re.findall(r'"([^"]+)"', error["detail"]):
+            if doc is not None and doc.position(path + (key,), key=True) != (line, col):
+                line, col = doc.position(path + (key,), key=True)
+                break
+        out.append(Finding(file, line, col, rule.severity, rule.id,
+                           f"{label} at /{'/'.join(map(str, path))}: {error['detail']}", rule.fix))
+    return out

@@ -12,6 +12,7 @@ import functools
 import json
 from pathlib import Path
 
+from gengpu.checking import cel
 from gengpu.findings import Finding, UsageError
 from gengpu.schemas_dir import schemas_path
 
@@ -45,12 +46,9 @@ class Schemas:
     """Validators by (group, version, kind) for one Kubernetes version, compiled on first use."""
 
     def __init__(self, kubernetes_version: str | None = None):
-        from gengpu.checking.cel import Batch
-
         self.kubernetes_version = kubernetes_version or DEFAULT_KUBERNETES_VERSION
         self._validators: dict = {}
         self._registry = None
-        self.cel = Batch()  # custom resources whose CEL rules celcheck evaluates at the end of the run
 
     def _registry_for_native(self):
         import jsonschema_rs
@@ -117,12 +115,12 @@ def schema_errors(validator, data) -> list[tuple[tuple, str, bool]]:
     return out
 
 
-def _without_nulls(data):
+def without_nulls(data):
     """The API server drops explicit nulls of fields (CRD pruning; zero values of Go types) before it validates."""
     if isinstance(data, dict):
-        return {k: _without_nulls(v) for k, v in data.items() if v is not None}
+        return {k: without_nulls(v) for k, v in data.items() if v is not None}
     if isinstance(data, list):
-        return [_without_nulls(v) for v in data]
+        return [without_nulls(v) for v in data]
     return data
 
 
@@ -140,10 +138,11 @@ def check_object(schemas: Schemas, doc, data: dict, label: str, rules, honoured=
                         "checked (GPU rules still run)", rule.fix)]
     rule = rules["object-schema"]
     findings = []
-    for path, message, key in schema_errors(validator, _without_nulls(data)):
+    for path, message, key in schema_errors(validator, without_nulls(data)):
         line, col = doc.position(path, key=key)
         findings.append(Finding(doc.file, line, col, rule.severity, rule.id, f"{label} at {_pointer(path)}: {message}",
                                 "remove or rename the field" if key else "fix the field so it matches the schema"))
-    if not findings:
-        schemas.cel.add(doc, data, label, schema_name(group, version, kind), honoured)
+    name = schema_name(group, version, kind)
+    if not findings and "object-cel" not in honoured and cel.has_rules(name):
+        findings += cel.findings(doc, doc.file, data, label, name, rules)
     return findings

@@ -54,14 +54,13 @@ RULES = [
          "mig-parted refuses unknown keys ('unexpected field').", "NVIDIA/mig-parted api/spec/v1",
          applies_to=MIG_PARTED_CONFIG),
     Rule("kustomize-build", "error", "The overlay does not build with kustomize.", "Run `kustomize build` on it.",
-         "Argo CD builds the overlay with kustomize; if it does not build here it will not sync.",
-         "kustomize v5.8.1", applies_to=OVERLAY),
-    Rule("kubeconform", "error", "A rendered resource fails its schema.", "Fix the field named in the message.",
-         "kubeconform -strict validates every rendered resource against the Kubernetes and CRD schemas; the API "
-         "server would refuse or prune it.", "kubeconform v0.7.0", applies_to=OVERLAY),
-    Rule("kubeconform-no-schema", "error", "A rendered resource of a kind with no schema.",
-         "Add its CRD to scripts/crd-sources.yaml and run scripts/sync-schemas.",
-         "A resource gengpu cannot validate is an error, never a silent skip.", "gengpu", applies_to=OVERLAY),
+         "Argo CD builds the overlay with kustomize; if it does not build here it will not sync. (gengpu renders its "
+         "own overlays without kustomize, exactly as kustomize does; an overlay you extended through local/ goes to "
+         "kustomize.)", "kustomize v5.8.1", applies_to=OVERLAY),
+    Rule("overlay-kind-no-schema", "error", "A rendered resource of a kind gengpu has no schema for.",
+         "Add its CRD to scripts/crd-sources.yaml and run scripts/sync-schemas, or remove the resource.",
+         "In an overlay every resource is checked: a kind without a schema is an error there, never a skip (in "
+         "other files it is only object-no-schema, an info).", "gengpu", applies_to=OVERLAY),
     Rule("not-generated-file", "error", "A file of yours, or a symlink, where gengpu wants to write.",
          "Move or rename your file; put your own patches in overlays/<name>/local/.",
          "gengpu only overwrites regular files that carry its header, and never writes through a symlink: a build "

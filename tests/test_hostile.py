@@ -191,3 +191,17 @@ def test_an_unknown_gpu_with_a_verification_workload_is_refused_by_both(run, tmp
     assert run("validate", cwd=tmp_path).exit_code == 1
     assert run("build", cwd=tmp_path).exit_code == 1
     assert not (tmp_path / "overlays").exists()
+
+
+def test_keys_true_and_1_are_two_keys_and_checked_as_kubernetes_reads_them(run, tmp_path):
+    # True == 1 in Python; YAML (and sigs.k8s.io/yaml, which makes them "true" and "1") keeps both.
+    found = validate(run, tmp_path, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"
+                     "  labels:\n    true: a\n    1: 2\n")
+    assert [rule for rule, _, _ in found] == ["object-schema"]
+    assert "/metadata/labels/true: 2 is not of types" in found[0][2]
+
+
+def test_a_key_that_is_not_a_string_in_a_gpu_config_is_a_finding(run, tmp_path):
+    found = validate(run, tmp_path, "mig.yaml", "version: v1\nmig-configs:\n  on:\n    - devices: all\n"
+                     "      mig-enabled: true\n")
+    assert [(rule, at) for rule, at, _ in found] == [("mig-parted-config-schema", "4:7")]

@@ -115,10 +115,17 @@ def schema_errors(validator, data) -> list[tuple[tuple, str, bool]]:
     return out
 
 
+def _json_key(key) -> str:
+    """A key as sigs.k8s.io/yaml turns it into JSON: `true:` becomes "true", `1:` becomes "1"."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return key if isinstance(key, str) else str(key)
+
+
 def without_nulls(data):
     """The API server drops explicit nulls of fields (CRD pruning; zero values of Go types) before it validates."""
     if isinstance(data, dict):
-        return {k: without_nulls(v) for k, v in data.items() if v is not None}
+        return {_json_key(k): without_nulls(v) for k, v in data.items() if v is not None}
     if isinstance(data, list):
         return [without_nulls(v) for v in data]
     return data

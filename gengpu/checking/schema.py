@@ -86,18 +86,38 @@ def _at(data, path):
     return data
 
 
-def _validator(schema: dict):
-    import jsonschema
+_COMPILED: dict = {}
 
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft4Validator)
-    return cls(schema)
+
+def _validators(schema: dict):
+    """(fast, detailed) validators of a schema, compiled once: jsonschema-rs says whether a document is valid;
+    only an invalid one goes through python-jsonschema, whose errors carry what the messages and fixes need."""
+    key = id(schema)
+    if key not in _COMPILED:
+        import jsonschema
+        import jsonschema_rs
+
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft4Validator)
+        draft = {jsonschema.Draft4Validator: jsonschema_rs.Draft4Validator,
+                 jsonschema.Draft7Validator: jsonschema_rs.Draft7Validator,
+                 jsonschema.Draft202012Validator: jsonschema_rs.Draft202012Validator}.get(cls)
+        fast = draft(schema, validate_formats=False) if draft else None
+        _COMPILED[key] = (schema, fast, cls(schema))  # the schema is kept so its id stays its own
+    _, fast, detailed = _COMPILED[key]
+    return fast, detailed
 
 
 def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, unknown_rule: str | None = None,
                  data=None, suppressed=frozenset()) -> list[Finding]:
     """Findings for every schema error; unknown keys get unknown_rule (default: rule) at the key's own line."""
-    validator = _validator(schema if schema is not None else profile_schema())
+    fast, validator = _validators(schema if schema is not None else profile_schema())
     data = doc.data if data is None else data
+    if fast is not None:
+        try:
+            if fast.is_valid(data):
+                return []
+        except ValueError:  # a key that is not a string (YAML allows `true:`): python-jsonschema decides
+            pass
     findings = []
     for error in _walk(validator.iter_errors(data)):
         path = tuple(error.absolute_path)

@@ -19,7 +19,16 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from gengpu.findings import Finding
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers  # YAML 1.1: first character -> [(tag, pattern)]
+_DEFAULT_TAGS = {ScalarNode: "tag:yaml.org,2002:str", SequenceNode: "tag:yaml.org,2002:seq",
+                 MappingNode: "tag:yaml.org,2002:map"}
+
+
+class _Loader(getattr(yaml, "CBaseLoader", yaml.BaseLoader)):
+    """libyaml composes; scalars are resolved later, only where it matters (_tag), with PyYAML's own table."""
+
+    def resolve(self, kind, value, implicit):
+        return _DEFAULT_TAGS[kind]
 
 # Limits a file must stay within. Kubernetes refuses objects over 3 MiB; a GitOps file is far smaller.
 MAX_BYTES = int(os.environ.get("GENGPU_MAX_FILE_BYTES", 16 * 1024 * 1024))
@@ -84,7 +93,7 @@ def _child(node, part):
         return None
     merged = []
     for k, v in node.value:
-        if k.tag == f"{TAG}merge":
+        if isinstance(k, ScalarNode) and k.style in ("", None) and k.value == "<<":
             merged += v.value if isinstance(v, SequenceNode) else [v]
         elif isinstance(k, ScalarNode) and _key_value(k) == part:
             return k, v
@@ -95,19 +104,44 @@ def _child(node, part):
     return None
 
 
-def _key_value(node):
+_STR = f"{TAG}str"
+
+
+def _tag(node: ScalarNode, text: str | None) -> str:
+    """A plain scalar without a tag of its own is resolved as YAML 1.1 says (PyYAML's own table); quoted scalars
+    and explicit tags are as written."""
+    tag = node.tag
+    if tag != _STR or node.style:
+        return tag
+    value = node.value
+    resolvers = _IMPLICIT.get(value[:1] if value else "")
+    if not resolvers:
+        return tag  # most scalars: no implicit type starts with this character
+    if text is not None and text[node.start_mark.index:node.start_mark.index + 1] == "!":
+        return tag  # an explicit !!str
+    for resolved, pattern in resolvers:
+        if pattern.match(value):
+            return resolved
+    return tag
+
+
+def _key_value(node, text: str | None = None):
     if not isinstance(node, ScalarNode):
         return f"<{node.id} key>"
     try:
-        value = _scalar(node)
+        value = _scalar(node, text)
     except _Stop:
         return node.value
     return value if isinstance(value, (str, int, bool)) else node.value
 
 
-def _scalar(node: ScalarNode):
-    tag = node.tag
-    if tag == f"{TAG}str" or tag == f"{TAG}value":
+def _scalar(node: ScalarNode, text: str | None = None):
+    tag = _tag(node, text)
+    if tag == _STR or tag == f"{TAG}value":
+        return node.value
+    if tag == f"{TAG}null":
+        return None
+    if tag == f"{TAG}merge":
         return node.value
     if tag == f"{TAG}timestamp":
         return node.value  # kept as written: JSON, and so the API server, sees a string
@@ -116,10 +150,12 @@ def _scalar(node: ScalarNode):
                     "remove the tag; Kubernetes manifests and GPU configs use plain YAML values")
     kind = tag[len(TAG):]
     try:
-        value = _constructor.construct_object(node, deep=True)
+        value = _constructor.construct_object(yaml.ScalarNode(tag, node.value, node.start_mark, node.end_mark),
+                                              deep=True)
     except Exception as exc:  # noqa: BLE001  (a constructor refusing the text is the finding)
+        article = "an" if kind[0] in "aeiou" else "a"
         raise _Stop(node, "yaml-tag", f"'{node.value}' is not a valid !!{kind} value",
-                    f"remove the !!{kind} tag or write a {kind} value") from exc
+                    f"remove the !!{kind} tag or write {article} {kind} value") from exc
     finally:
         _constructor.constructed_objects.clear()
     if kind == "binary":
@@ -131,8 +167,10 @@ def _scalar(node: ScalarNode):
 class _Builder:
     """Nodes to plain Python data, counting every value so aliases cannot multiply a document without bound."""
 
-    def __init__(self, budget: int):
-        self.budget = budget
+    def __init__(self, root, text: str):
+        self.root, self.text = root, text
+        self.budget = MIN_NODE_BUDGET  # raised to ALIAS_GROWTH times the written nodes when a document is that big
+        self.grown = False
         self.count = 0
         self.duplicates: list[tuple] = []  # (first key node, repeated key node, key)
         self.built: set[int] = set()
@@ -140,6 +178,9 @@ class _Builder:
 
     def build(self, node, depth: int = 0):
         self.count += 1
+        if self.count > self.budget and not self.grown:
+            self.grown = True
+            self.budget = max(self.budget, ALIAS_GROWTH * _composed_nodes(self.root))
         if self.count > self.budget:
             raise _Stop(self.alias or node, "yaml-limit", f"the document expands to more than {self.budget} values "
                         "through aliases (an alias bomb?)", "write the values out instead of nesting aliases of aliases")
@@ -158,7 +199,7 @@ class _Builder:
             raise _Stop(node, "yaml-limit", f"values nest deeper than {MAX_DEPTH} levels",
                         "flatten the structure; no Kubernetes object or GPU config nests this deep")
         if isinstance(node, ScalarNode):
-            return _scalar(node)
+            return _scalar(node, self.text)
         if isinstance(node, SequenceNode):
             if node.tag != f"{TAG}seq":
                 raise _Stop(node, "yaml-tag", f"a list cannot carry the tag {node.tag!r}", "remove the tag")
@@ -168,7 +209,7 @@ class _Builder:
         out, seen = {}, {}
         merged = []
         for k, v in node.value:
-            if k.tag == f"{TAG}merge":
+            if isinstance(k, ScalarNode) and _tag(k, self.text) == f"{TAG}merge":
                 sources = v.value if isinstance(v, SequenceNode) else [v]
                 if not all(isinstance(s, MappingNode) for s in sources):
                     raise _Stop(v, "yaml-merge", "a merge key (<<) needs a mapping or a list of mappings",
@@ -178,10 +219,11 @@ class _Builder:
             if not isinstance(k, ScalarNode):
                 raise _Stop(k, "yaml-syntax", "a key must be a plain value, not a list or mapping",
                             "write the key as a string")
-            key = _key_value(k)
-            if key in seen:
-                self.duplicates.append((seen[key], k, key))
-            seen[key] = k
+            key = _key_value(k, self.text)
+            same = (type(key), key)  # True == 1 in Python; in YAML they are two keys
+            if same in seen:
+                self.duplicates.append((seen[same], k, key))
+            seen[same] = k
             out[key] = self.build(v, depth + 1)
         for source in merged:  # explicit keys win, then earlier merge sources
             for key, value in self.build(source, depth).items():
@@ -231,7 +273,7 @@ def load_documents(text: str, file: str) -> tuple[list[Document], list[Finding]]
             node = loader.get_node()
             if node is None:
                 continue
-            builder = _Builder(max(MIN_NODE_BUDGET, ALIAS_GROWTH * _composed_nodes(node)))
+            builder = _Builder(node, text)
             try:
                 data = builder.build(node)
             except _Stop as stop:

@@ -72,8 +72,12 @@ def main():
                    "they affect: what the pre-commit hook runs.")
 @click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Format of findings.")
+@click.option("--shard", default=None, metavar="I/N", callback=lambda c, p, v: _shard(v),
+              help="With --check: only the I-th of N parts of the fleet (a CI matrix); the parts never overlap.")
+@click.option("--no-cache", is_flag=True, help="Compile every profile; ignore and do not write .cache/gengpu/.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr; list only overlays that change.")
 @_guarded
-def build(profiles, output_dir, check, changed, fmt):
+def build(profiles, output_dir, check, changed, fmt, shard, no_cache, quiet):
     """Compile PROFILES (default: every profiles/*.yaml) into overlays, and argocd/ beside them.
 
     A profile with errors stops the build before anything is written, so the
@@ -81,9 +85,13 @@ def build(profiles, output_dir, check, changed, fmt):
     overwritten or deleted; put your own patches in overlays/<name>/local/.
     """
     from gengpu import pipeline, reporting, writing
+    from gengpu.findings import UsageError
 
+    if shard and not check:
+        raise UsageError("--shard splits the work of `build --check`; a build that writes covers the whole fleet")
     out_dir = Path(output_dir)
-    result = pipeline.build(list(profiles), out_dir, check, changed)
+    result = pipeline.build(list(profiles), out_dir, check, changed, cache=not no_cache, shard=shard,
+                            progress=not quiet)
     for note in result.notes:
         click.echo(f"gengpu: {note}", err=True)
     if result.findings:
@@ -103,11 +111,14 @@ def build(profiles, output_dir, check, changed, fmt):
             click.echo(f"gengpu: {len(changed)} overlay(s) out of date; run `gengpu build` and commit the result.",
                        err=True)
             sys.exit(1)
-        click.echo(f"{sum(p.name != pipeline.ARGOCD_DIR for p in result.plans)} overlay(s) up to date.")
+        if not quiet:
+            click.echo(f"{sum(p.folder != out_dir.parent / pipeline.ARGOCD_DIR for p in result.plans)} overlay(s) up to "
+                       "date.")
         return
     for plan in result.plans:
         state = "removed" if not plan.desired and plan.changed else ("written" if plan.changed else "unchanged")
-        click.echo(f"{state}: {pipeline.display(plan.folder)}/")
+        if plan.changed or not quiet:
+            click.echo(f"{state}: {pipeline.display(plan.folder)}/")
 
 
 FORMATS = ["text", "json", "github", "sarif", "junit"]
@@ -480,7 +491,7 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, hooks_repo
     target.mkdir(parents=True, exist_ok=True)
     written = scaffolding.write(target, choices)
     result = pipeline.build(sorted(str(p) for p in (target / "profiles").glob("*.yaml")), target / "overlays",
-                            check=False, full=True)
+                            check=False, full=True, cache=False)
     if result.blocked:
         from gengpu import reporting
 

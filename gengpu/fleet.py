@@ -11,7 +11,9 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import sys
+import time
 import zlib
 from dataclasses import asdict
 from pathlib import Path
@@ -22,20 +24,43 @@ CACHE_DIR = Path(".cache") / "gengpu"
 PARALLEL_FROM = 24  # overlays; below this the processes cost more than they save
 
 
+# What results depend on besides gengpu itself: the schema engine, the Kubernetes schemas, the YAML parser.
+_DEPENDENCIES = ("jsonschema_rs", "jsonschema", "kubernetes_validate", "yaml")
+
+
 @functools.cache
 def code_fingerprint() -> str:
-    """gengpu's code, data and schemas as installed: a new version or an edit invalidates every cached result."""
-    import gengpu
-    from gengpu.schemas_dir import schemas_path
+    """gengpu's code, data and schemas as installed, and the libraries its verdicts rest on: a new version or an
+    edit invalidates every cached result."""
+    import importlib.util
 
-    digest = hashlib.sha256(gengpu.__version__.encode())
-    for root in (Path(gengpu.__file__).parent, schemas_path()):
-        for top, dirs, names in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(names):
-                if name.endswith((".py", ".yaml", ".json", ".txt")):
-                    st = os.stat(os.path.join(top, name))
-                    digest.update(f"{top}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    import gengpu
+
+    digest = hashlib.sha256(f"{gengpu.__version__}\0{sys.version}".encode())
+
+    def walk(folder: str) -> None:
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    walk(entry.path)
+            elif entry.name.endswith((".py", ".yaml", ".json", ".txt", ".gz")):
+                st = entry.stat()
+                digest.update(f"{entry.path}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+
+    walk(os.path.dirname(gengpu.__file__))
+    walk(importlib.util.find_spec("gengpu.schemas").submodule_search_locations[0])
+    for name in _DEPENDENCIES:  # a reinstall gives the package folder a new time
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec and spec.origin else ""
+        try:
+            digest.update(f"{origin}:{os.stat(os.path.dirname(origin)).st_mtime_ns}\n".encode())
+        except OSError:
+            digest.update(f"{name}: missing\n".encode())
     return digest.hexdigest()[:16]
 
 
@@ -53,24 +78,138 @@ class Cache:
         return f"{kind}-{digest.hexdigest()[:32]}"
 
     def get(self, key: str) -> list[Finding] | None:
+        raw = self.get_json(key)
+        return None if raw is None else [Finding(**f) for f in raw]
+
+    def put(self, key: str, findings: list[Finding]) -> None:
+        self.put_json(key, [asdict(f) for f in findings])
+
+    def get_json(self, key: str):
         if not self.enabled:
             return None
         try:
-            raw = json.loads((self.root / f"{key}.json").read_text(encoding="utf-8"))
+            return json.loads((self.root / f"{key}.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        return [Finding(**f) for f in raw]
 
-    def put(self, key: str, findings: list[Finding]) -> None:
+    def put_json(self, key: str, value) -> None:
         if not self.enabled:
             return
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             tmp = self.root / f".{key}.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps([asdict(f) for f in findings]), encoding="utf-8")
-            os.replace(tmp, self.root / f"{key}.json")
+            tmp.write_text(json.dumps(value, separators=(",", ":")), encoding="utf-8")
+            os.replace(tmp, self.root / f"{key}.json")  # readers see the old index or the new one, never half
         except OSError:
             pass
+
+
+class Index:
+    """What the last runs learnt about the files of one repository, in one cache file read once per run.
+
+    files: by content key, a file's findings and what it was (a profile, its name). states: by overlay name, the
+    profile key it was built from and the state of its files (sizes, times, inodes) right after gengpu wrote or
+    verified them; an overlay whose profile and files are both unchanged is as a full build would leave it.
+    """
+
+    def __init__(self, store: Cache, out_dir: Path):
+        self.store = store
+        self.key = store.key("index", out_dir.resolve())
+        data = store.get_json(self.key) or {}
+        self.files: dict = data.get("files", {})
+        self.states: dict = data.get("states", {})
+        self.used: set[str] = set()
+        self.dirty = False
+
+    def get(self, key: str):
+        self.used.add(key)
+        return self.files.get(key)
+
+    def put(self, key: str, entry: dict) -> None:
+        self.used.add(key)
+        self.files[key] = entry
+        self.dirty = True
+
+    def unchanged(self, name: str, key: str, paths: tuple[Path, ...]) -> bool:
+        """Whether the files of overlay name are as gengpu left them when it built them from the profile key."""
+        recorded = self.states.get(name)
+        if not recorded or recorded[0] != key or recorded[1] != tree_state(*paths)[0]:
+            return False
+        return recorded[2] is None or recorded[2] == tree_content(*paths)
+
+    def record(self, name: str, key: str, paths: tuple[Path, ...]) -> None:
+        state, racy = tree_state(*paths)
+        entry = [key, state, tree_content(*paths) if racy else None]
+        if self.states.get(name) != entry:
+            self.states[name] = entry
+            self.dirty = True
+
+    def save(self, prune: bool = False) -> None:
+        """prune: this run saw every file of the repository, so entries it did not use are gone."""
+        if prune and set(self.files) - self.used:
+            self.files = {k: v for k, v in self.files.items() if k in self.used}
+            self.dirty = True
+        if self.dirty:
+            self.store.put_json(self.key, {"files": self.files, "states": self.states})
+
+
+RACY_NS = 100_000_000  # file times come from a coarse clock: an edit within a tick of our look keeps them
+
+
+def tree_state(*paths: Path) -> tuple[str, bool]:
+    """Every entry under paths as lstat sees it (a missing path counts too), and whether the state is racy: some
+    entry changed so recently that an edit right after this look could leave its times and size as they are.
+
+    Writing a file gives it a new ctime (and gengpu writes through a new inode), so any later change moves the
+    state; a racy state is trusted only together with the content of its files (see tree_content).
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    since = time.time_ns() - RACY_NS
+    racy = False
+
+    def note(path: str, st: os.stat_result) -> None:
+        nonlocal racy
+        digest.update(f"{path}\0{st.st_mode}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}\n".encode())
+        racy = racy or st.st_ctime_ns >= since or st.st_mtime_ns >= since
+
+    def walk(path: str) -> None:
+        # A folder is its listing (names and kinds); only files and links need their own lstat.
+        try:
+            with os.scandir(path) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            digest.update(f"{path}\0unreadable\n".encode())
+            return
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                digest.update(f"{entry.path}/\n".encode())
+                walk(entry.path)
+            else:
+                note(entry.path, entry.stat(follow_symlinks=False))
+
+    for path in map(str, paths):
+        try:
+            st = os.lstat(path)
+        except OSError:
+            digest.update(f"{path}\0-\n".encode())
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            digest.update(f"{path}/\n".encode())
+            walk(path)
+        else:
+            note(path, st)
+    return digest.hexdigest(), racy
+
+
+def tree_content(*paths: Path) -> str:
+    """The bytes of every file under paths, with their paths."""
+    digest = hashlib.blake2b(digest_size=16)
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            digest.update(str(path).encode() + b"\0" + folder_bytes(path))
+        else:
+            digest.update(str(path).encode() + b"\0" + file_bytes(path) + b"\0")
+    return digest.hexdigest()
 
 
 def folder_bytes(folder: Path) -> bytes:

@@ -7,27 +7,21 @@ from __future__ import annotations
 
 import functools
 import os
-import re
-import subprocess
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from gengpu.checking.profile import check_profile, is_profile
-from gengpu.checking.rules import RULES
-from gengpu.checking.run import SCHEMAS, check_overlay_rules, check_subject, schema_file
-from gengpu.checking.schema import check_schema
-from gengpu.checking.subjects import Subject, classify, well_formed
-from gengpu.checking.objects import Schemas
-from gengpu.checking.targets import OBJECT
-from gengpu.cluster import Cluster
-from gengpu.compiling import compile_overlay, operator_app
-from gengpu.compiling.overlay import LOCAL_COMPONENT, compile_argocd
-from gengpu.compiling.yamltext import HEADER_MARK, is_generated
-from gengpu.findings import Finding, UsageError, sort_findings
-from gengpu.loading import load_file
-from gengpu.model import Profile, build_profile
-from gengpu.rendering import render
+from typing import TYPE_CHECKING
+
 from gengpu import fleet, writing
+from gengpu.findings import Finding, UsageError, sort_findings
+from gengpu.headers import HEADER_MARK, is_generated
+from gengpu.loading.reading import read_bytes
+from gengpu.rendering.folders import Files, is_overlay
+
+if TYPE_CHECKING:
+    from gengpu.model import Profile
+
+# The stages load on first use (imports inside the functions): a run answered from the cache imports none of them.
 
 DEFAULT_PROFILES = "profiles"
 DEFAULT_OVERLAYS = "overlays"
@@ -55,63 +49,150 @@ def profile_files(paths: list[str]) -> list[Path]:
 
 
 @dataclass
-class Loaded:
-    profiles: list[Profile] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-
-
-@dataclass
 class Source:
-    """One file as loaded: its documents, or the findings that stopped its parse."""
+    """One file: its bytes, read once; its documents (or the findings that stopped its parse), parsed when asked."""
 
     path: Path
     shown: str
-    docs: list
-    findings: list[Finding]
+    raw: bytes | None
+    parsed: tuple | None = None
 
     @classmethod
     def read(cls, path: Path) -> "Source":
         shown = display(path)
         if not path.is_file():
             raise UsageError(f"{shown}: no such file")
-        docs, findings = load_file(path, shown)
-        return cls(path, shown, docs, findings)
+        raw, findings = read_bytes(path, shown)
+        return cls(path, shown, raw, None if raw is not None else ([], findings))
+
+    @property
+    def docs(self) -> list:
+        return self._parse()[0]
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self._parse()[1]
+
+    def _parse(self) -> tuple:
+        from gengpu.loading import load_bytes
+
+        if self.parsed is None:
+            self.parsed = load_bytes(self.raw, self.shown)
+        return self.parsed
 
     @property
     def is_profile(self) -> bool:
         """Files in profiles/ are profiles, as build takes them; elsewhere, files that say they are one."""
-        in_profiles = self.path.resolve().parent == Path(DEFAULT_PROFILES).resolve()
-        return in_profiles or any(is_profile(d) for d in self.docs)
+        if os.path.dirname(self.real) == _real_dir(DEFAULT_PROFILES):
+            return True
+        from gengpu.checking.profile import is_profile
+
+        return any(is_profile(d) for d in self.docs)
+
+    @functools.cached_property
+    def real(self) -> str:
+        return _real(self.path)
+
+    def key(self, store: fleet.Cache, *options) -> str:
+        """What checking this file gives depends on its bytes, where it is, how it is shown, and the options."""
+        where = self.real
+        return store.key("file", self.shown, where, os.path.dirname(where) == _real_dir(DEFAULT_PROFILES),
+                         self.raw if self.raw is not None else b"\0unreadable", *options)
 
 
-def load_profiles(files: list[Path | Source], out_dir: Path) -> Loaded:
-    """Load and check every profile; one bad file never stops the others."""
+@dataclass
+class Checked:
+    """A profile that passed its schema: its name, and the Profile, built again on demand when the check came from
+    the cache."""
+
+    source: Source
+    repo_path: str  # relative to the repository root: what headers and Applications name
+    name: str
+    key: str
+    loaded: Profile | None = None
+
+    @property
+    def profile(self) -> Profile:
+        from gengpu.checking.profile import check_profile
+
+        if self.loaded is None:
+            self.loaded = check_profile(self.source.docs[0], self.repo_path)[0]
+        return self.loaded
+
+
+@dataclass
+class Loaded:
+    profiles: list[Checked] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def _real_dir(folder: str) -> str:
+    return _realpath(os.path.abspath(folder))  # absolute first: the working directory may change between runs
+
+
+@functools.lru_cache(maxsize=4096)
+def _realpath(folder: str) -> str:
+    return os.path.realpath(folder)
+
+
+def _real(path: Path) -> str:
+    """path.resolve(), with each folder resolved once per run: a fleet's profiles share one."""
+    if os.path.islink(path):
+        return os.path.realpath(path)
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(_realpath(folder), name)
+
+
+def _repo_path(path: Path, out_dir: Path) -> str:
+    return Path(os.path.relpath(_real(path), os.path.dirname(_real_dir(str(out_dir))))).as_posix()
+
+
+def _check_profile_file(source: Source, out_dir: Path) -> tuple[dict, Profile | None]:
+    """A profile file's findings and name, as the cache keeps them, and the Profile when it passed its schema."""
+    from gengpu.checking.profile import check_profile, is_profile
+
+    entry: dict = {"findings": [asdict(f) for f in source.findings], "name": None}
+    if source.findings:
+        return entry, None
+    docs = source.docs
+    if len(docs) != 1 or not is_profile(docs[0]):
+        entry["findings"].append(asdict(Finding(
+            source.shown, 1, 1, "error", "profile-schema", "a profile file holds exactly one document of kind "
+            "GPUProfile", "put one cluster per file, starting with apiVersion: gengpu.dev/v1alpha1")))
+        return entry, None
+    profile, findings = check_profile(docs[0], _repo_path(source.path, out_dir))
+    entry["findings"] += [asdict(f) for f in findings]
+    if profile is not None:
+        entry["name"], entry["at"] = profile.name, list(docs[0].position(("metadata", "name")))
+    return entry, profile
+
+
+def load_profiles(files: list[Path | Source], out_dir: Path, index: fleet.Index | None = None) -> Loaded:
+    """Load and check every profile; one bad file never stops the others. A profile whose bytes the index has
+    seen is not loaded at all: its findings and name come from the index."""
     result = Loaded()
     names: dict[str, str] = {}
     for source in files:
         source = source if isinstance(source, Source) else Source.read(source)
-        path, shown, docs = source.path, source.shown, source.docs
-        result.findings += source.findings
-        if source.findings:
+        key = source.key(index.store) if index else ""
+        entry = index.get(key) if index else None
+        profile = None
+        if entry is None:
+            entry, profile = _check_profile_file(source, out_dir)
+            if index:
+                index.put(key, entry)
+        result.findings += [Finding(**f) for f in entry["findings"]]
+        name = entry["name"]
+        if name is None:
             continue
-        if len(docs) != 1 or not is_profile(docs[0]):
-            result.findings.append(Finding(shown, 1, 1, "error", "profile-schema",
-                                           "a profile file holds exactly one document of kind GPUProfile",
-                                           "put one cluster per file, starting with apiVersion: gengpu.dev/v1alpha1"))
-            continue
-        source = Path(os.path.relpath(path.resolve(), out_dir.resolve().parent)).as_posix()
-        profile, findings = check_profile(docs[0], source)
-        result.findings += findings
-        if profile is None:
-            continue
-        if profile.name in names:
-            line, col = docs[0].position(("metadata", "name"))
-            result.findings.append(Finding(shown, line, col, "error", "duplicate-profile-name",
-                                           f"metadata.name '{profile.name}' is also used by {names[profile.name]}",
+        if name in names:
+            line, col = entry["at"]
+            result.findings.append(Finding(source.shown, line, col, "error", "duplicate-profile-name",
+                                           f"metadata.name '{name}' is also used by {names[name]}",
                                            "give every profile its own name; it names the overlay folder"))
             continue
-        names[profile.name] = shown
-        result.profiles.append(profile)
+        names[name] = source.shown
+        result.profiles.append(Checked(source, _repo_path(source.path, out_dir), name, key, profile))
     return result
 
 
@@ -128,12 +209,15 @@ def _orphans(out_dir: Path, keep: set[str]) -> list[str]:
     if not out_dir.is_dir():
         return []
     orphans = []
-    for folder in sorted(out_dir.iterdir()):
+    for name in sorted(os.listdir(out_dir)):
+        if name.startswith(".") or name in keep:
+            continue
+        folder = out_dir / name
         k = folder / "kustomization.yaml"
-        if folder.name.startswith(".") or folder.name in keep or folder.is_symlink() or not folder.is_dir():
+        if folder.is_symlink() or not folder.is_dir():
             continue
         if k.is_file() and not k.is_symlink() and is_generated(k.read_text(encoding="utf-8", errors="replace")):
-            orphans.append(folder.name)
+            orphans.append(name)
     return orphans
 
 
@@ -144,7 +228,7 @@ def affected(changed: list[str], out_dir: Path) -> tuple[list[str], list[str]]:
     """
     profiles, orphans = [], []
     root = out_dir.resolve()
-    orphaned = set(_orphans(out_dir, set()))
+    orphaned = None
     for name in changed:
         path = Path(name)
         try:
@@ -157,7 +241,10 @@ def affected(changed: list[str], out_dir: Path) -> tuple[list[str], list[str]]:
         source = _overlay_profile(overlay) if (overlay / "kustomization.yaml").is_file() else None
         if source is not None:
             profiles.append(str(source.resolve()))
-        elif rel.parts[0] in orphaned:
+            continue
+        if orphaned is None:  # reads every overlay's kustomization: only when a changed file needs it
+            orphaned = set(_orphans(out_dir, set()))
+        if rel.parts[0] in orphaned:
             orphans.append(rel.parts[0])
     return sorted(set(profiles)), sorted(set(orphans))
 
@@ -166,41 +253,85 @@ ARGOCD_DIR = "argocd"
 
 
 def _has_local(out_dir: Path, name: str) -> bool:
-    return (out_dir / name / LOCAL_COMPONENT / "kustomization.yaml").is_file()
+    return (out_dir / name / writing.LOCAL / "kustomization.yaml").is_file()
 
 
-def _argocd_plan(out_dir: Path, profiles: list[Profile], full: bool) -> writing.OverlayPlan:
-    """argocd/ beside the overlays folder. A partial build refreshes only its profiles' Applications."""
+def _application(name: str) -> str:
+    return f"applications/{name}.yaml"
+
+
+ARGOCD_STATE = "argocd/"  # the index's name for argocd/ as a whole: no profile name holds a slash
+
+
+def _argocd_key(profiles: list[Checked]) -> str:
+    return "\0".join(f"{c.name}\0{c.key}" for c in sorted(profiles, key=lambda c: c.name))
+
+
+def _argocd_plan(out_dir: Path, profiles: list[Checked], built: list[Checked], full: bool,
+                 index: fleet.Index) -> writing.OverlayPlan:
+    """argocd/ beside the overlays folder, for the built profiles; the Applications of the others are left as they
+    are. A full build also writes the shared files, which list every profile."""
     root = out_dir.parent
-    desired = compile_argocd(profiles, profiles)
-    if not full:
-        current = writing.generated_files(root / ARGOCD_DIR)
-        desired = {**current, **{k: v for k, v in desired.items() if k.startswith("applications/")
-                                 and k != "applications/kustomization.yaml"}}
-    return writing.plan_overlay(root, ARGOCD_DIR, desired)
+    if not built and (not full or index.unchanged(ARGOCD_STATE, _argocd_key(profiles), (root / ARGOCD_DIR,))):
+        return writing.OverlayPlan(ARGOCD_DIR, root / ARGOCD_DIR, {})  # nothing of it to refresh
+    from gengpu.compiling.overlay import compile_argocd
+
+    if full:
+        first = min(profiles, key=lambda c: c.name).profile if profiles else None
+        desired = compile_argocd([c.name for c in profiles], first, [c.profile for c in built])
+        others = {_application(c.name) for c in profiles} - set(desired)
+        return writing.plan_overlay(root, ARGOCD_DIR, desired, keep=others.__contains__)
+    desired = compile_argocd([], None, [c.profile for c in built])
+    return writing.plan_overlay(root, ARGOCD_DIR, desired, keep=lambda rel: rel not in desired)
 
 
-def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, full: bool | None = None) -> BuildResult:
-    """full: the paths are every profile of the repository (default: when no paths are given)."""
+def _built_files(out_dir: Path, name: str) -> tuple[Path, ...]:
+    """The files a profile's build writes: its overlay folder and its Argo CD Application."""
+    return out_dir / name, out_dir.parent / ARGOCD_DIR / _application(name)
+
+
+def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, full: bool | None = None,
+          cache: bool = True, shard: tuple[int, int] | None = None, progress: bool = False) -> BuildResult:
+    """full: the paths are every profile of the repository (default: when no paths are given).
+
+    A profile is compiled only when it, or the files its build wrote, changed since gengpu last wrote or checked
+    them (the index in .cache/gengpu/); the others get a plan that changes nothing, as a full build would.
+    shard (I, N), with check: only the clusters, orphans and argocd/ files of the I-th of N parts of the fleet;
+    every profile is still loaded, so names are checked across the whole fleet.
+    """
     orphans: list[str] = []
     if changed:
         paths, orphans = affected(paths, out_dir)
         if not paths and not orphans:
             return BuildResult([], [], False)
     files = profile_files(paths) if paths or not changed else []
-    loaded = load_profiles(files, out_dir)
-    errors = [f for f in loaded.findings if f.is_error]
-    if errors:  # a profile with errors is never compiled: the compiler may rely on what the rules check
-        return BuildResult(sort_findings(loaded.findings), [], True)
-    plans = [writing.plan_overlay(out_dir, p.name, compile_overlay(p, _has_local(out_dir, p.name)))
-             for p in loaded.profiles]
     full = (not paths and not changed) if full is None else full
+    index = fleet.Index(fleet.Cache(cache), out_dir)
+    loaded = load_profiles(files, out_dir, index)
+    mine = _in_shard(loaded, shard)
+    found = [f for f in loaded.findings if mine(f.file)]
+    if any(f.is_error for f in found):  # a profile with errors is never compiled: the compiler may rely on the rules
+        index.save(prune=full and shard is None)
+        return BuildResult(sort_findings(found), [], True)
+    profiles = [c for c in loaded.profiles if fleet.in_shard(c.name, shard)]
+    plans, todo = [], []
+    meter = fleet.Progress(len(profiles), "profiles", progress)
+    for c in profiles:
+        meter.step()
+        if index.unchanged(c.name, c.key, _built_files(out_dir, c.name)):
+            plans.append(writing.OverlayPlan(c.name, out_dir / c.name, {}))  # as the last build left it
+            continue
+        from gengpu.compiling import compile_overlay
+
+        todo.append(c)
+        plans.append(writing.plan_overlay(out_dir, c.name, compile_overlay(c.profile, _has_local(out_dir, c.name))))
+    meter.close()
     if full:  # building the whole set: overlays of deleted profiles are extra
-        orphans = _orphans(out_dir, {p.name for p in loaded.profiles})
+        orphans = [o for o in _orphans(out_dir, {c.name for c in loaded.profiles}) if fleet.in_shard(o, shard)]
     plans += [writing.plan_orphan(out_dir, name) for name in orphans]
     if loaded.profiles or full:
-        plans.append(_argocd_plan(out_dir, loaded.profiles, full))
-    findings = list(loaded.findings) + [f for plan in plans for f in _plan_findings(plan)]
+        plans.append(_argocd_plan(out_dir, loaded.profiles, todo, full and fleet.in_shard(ARGOCD_DIR, shard), index))
+    findings = found + [f for plan in plans for f in _plan_findings(plan)]
     if check and writing.interrupted(out_dir):
         findings.append(_interrupted(out_dir))
     blocked = any(f.is_error for f in findings)
@@ -208,10 +339,42 @@ def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, f
     if not check and not blocked:
         notes = writing.recover(out_dir.parent, out_dir)
         writing.apply(plans, out_dir.parent, out_dir)
+    if not blocked:
+        _record_states(index, out_dir, todo, plans, written=not check)
+        if full and shard is None:
+            _record_argocd(index, out_dir, loaded.profiles, plans[-1], written=not check)
+    index.save(prune=full and shard is None)
     return BuildResult(sort_findings(findings), plans, blocked, notes)
 
 
+def _record_argocd(index: fleet.Index, out_dir: Path, profiles: list[Checked], plan: writing.OverlayPlan,
+                   written: bool) -> None:
+    if not (plan.kept or plan.conflicts or not written and plan.changed):
+        index.record(ARGOCD_STATE, _argocd_key(profiles), (out_dir.parent / ARGOCD_DIR,))
+
+
+def _in_shard(loaded: Loaded, shard: tuple[int, int] | None):
+    """Whether a finding's file belongs to the shard: a profile by its name, any other file by its file name."""
+    names = {c.source.shown: c.name for c in loaded.profiles}
+    return lambda file: fleet.in_shard(names.get(file, Path(file).name), shard)
+
+
+def _record_states(index: fleet.Index, out_dir: Path, built: list[Checked], plans: list[writing.OverlayPlan],
+                   written: bool) -> None:
+    """Remember the files of every overlay that now is what its profile generates, and that leaves no finding."""
+    by_folder = {plan.folder: plan for plan in plans}
+    argocd = by_folder.get(out_dir.parent / ARGOCD_DIR)
+    for c in built:
+        plan = by_folder[out_dir / c.name]
+        app = _application(c.name)
+        pending = not written and (plan.changed or argocd is not None and app in argocd.missing + argocd.stale)
+        if not (pending or plan.kept or plan.conflicts):
+            index.record(c.name, c.key, _built_files(out_dir, c.name))
+
+
 def _interrupted(out_dir: Path) -> Finding:
+    from gengpu.checking.rules import RULES
+
     rule = RULES["build-interrupted"]
     return Finding(display(out_dir / writing.JOURNAL), 0, 0, rule.severity, rule.id,
                    f"a build was killed while it wrote {display(out_dir)}/; they may be part old, part new", rule.fix)
@@ -219,6 +382,10 @@ def _interrupted(out_dir: Path) -> Finding:
 
 def _plan_findings(plan: writing.OverlayPlan) -> list[Finding]:
     """What a plan cannot do: files of the user's in the way, files it leaves, a folder it cannot remove."""
+    if not (plan.conflicts or plan.kept):
+        return []
+    from gengpu.checking.rules import RULES
+
     out = []
     for rel, why in plan.conflicts:
         rule = RULES["not-generated-file"]
@@ -258,6 +425,12 @@ def _overlay_profile(overlay: Path) -> Path | None:
 def _context(profile_path: Path | None):
     """The cluster a workload is checked against, from a profile that passes its schema (its rules are its own
     business: validate reports them on the profile)."""
+    from gengpu.checking.profile import is_profile
+    from gengpu.checking.schema import check_schema
+    from gengpu.cluster import Cluster
+    from gengpu.loading import load_file
+    from gengpu.model import build_profile
+
     if profile_path is None:
         return None
     docs, errors = load_file(profile_path, display(profile_path))
@@ -288,6 +461,10 @@ def check_documents(docs, ctx, schemas=None, notes: list | None = None) -> tuple
     (None where kubeconform already checked the objects). Rules see a document whose object failed its
     schema only as far as they can; cross-document rules do not see it.
     """
+    from gengpu.checking.run import check_overlay_rules, check_subject
+    from gengpu.checking.subjects import classify, well_formed
+    from gengpu.checking.targets import OBJECT
+
     subjects = []
     docs, findings = well_formed(docs)
     for doc in docs:
@@ -312,6 +489,10 @@ def check_documents(docs, ctx, schemas=None, notes: list | None = None) -> tuple
 
 def _forced(docs, kind: str, ctx) -> list[Finding]:
     """Check every document as the given kind of config, whatever it looks like."""
+    from gengpu.checking.run import SCHEMAS, check_subject, schema_file
+    from gengpu.checking.schema import check_schema
+    from gengpu.checking.subjects import Subject
+
     findings = []
     for doc in docs:
         subject = Subject(kind, doc, doc.data, kind)
@@ -324,6 +505,8 @@ def _forced(docs, kind: str, ctx) -> list[Finding]:
 
 
 def _check_file(source: Source, ctx, kind: str | None = None, schemas=None, notes=None) -> list[Finding]:
+    from gengpu.checking.rules import RULES
+
     if source.findings:
         return source.findings
     if kind:
@@ -337,8 +520,12 @@ def _check_file(source: Source, ctx, kind: str | None = None, schemas=None, note
     return more
 
 
-def _side_files(overlay: Path, files: render.Files) -> list[Finding]:
+def _side_files(overlay: Path, files) -> list[Finding]:
     """Files beside the overlay that are no Kubernetes objects: the GKE auto-provisioning file and scripts."""
+    from gengpu.checking.rules import RULES
+    from gengpu.checking.run import schema_file
+    from gengpu.checking.schema import check_schema
+
     findings = []
     nap = overlay / "gke-autoprovisioning.yaml"
     if nap.is_file():
@@ -349,6 +536,9 @@ def _side_files(overlay: Path, files: render.Files) -> list[Finding]:
     for script in sorted(overlay.glob("*.sh")):
         if writing.intact(f"{overlay.name}/{script.name}", script.read_text(encoding="utf-8", errors="replace")):
             continue  # exactly as gengpu wrote it: its scripts are parsed with bash -n in gengpu's own tests
+        import re
+        import subprocess
+
         proc = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
         if proc.returncode != 0:
             m = re.search(r"line (\d+): (.*)", proc.stderr)
@@ -358,20 +548,24 @@ def _side_files(overlay: Path, files: render.Files) -> list[Finding]:
     return findings
 
 
-_NOT_RESOURCES = (operator_app.VALUES_FILE, "gke-autoprovisioning.yaml", "gengpu-cluster.yaml")
+_NOT_RESOURCES = ("gke-autoprovisioning.yaml", "gengpu-cluster.yaml")  # beside the overlay, not resources in it
 
 
 def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx, engine: str = "gengpu",
-                   files: render.Files | None = None, schemas: dict | None = None) -> list[Finding]:
+                   files=None, schemas: dict | None = None) -> list[Finding]:
     """Render and schema-check the overlay, check the files beside it, and run the rules over its files."""
-    files = files or render.Files()
+    from gengpu.checking.rules import RULES
+    from gengpu.compiling import operator_app
+    from gengpu.rendering import render
+
+    files = files or Files()
     shown = display(overlay)
     findings = render.check_overlay(overlay, shown, kubernetes_version, RULES, engine, files, schemas)
     findings += _side_files(overlay, files)
     docs = []
     for path in sorted(overlay.rglob("*.y*ml")):
         rel = path.relative_to(overlay).parts
-        if path.name.startswith("kustomization") or path.name in _NOT_RESOURCES or rel[0] == "verify":
+        if path.name.startswith("kustomization") or path.name in (*_NOT_RESOURCES, operator_app.VALUES_FILE) or rel[0] == "verify":
             continue  # verify folders are kustomizations of their own, checked on their own
         loaded, errors = files.load(path, display(path))
         findings += errors
@@ -416,15 +610,19 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
     argo = Path(ARGOCD_DIR)
     if not targets:
         overlays = sorted(p for p in Path(DEFAULT_OVERLAYS).glob("*")
-                          if not p.name.startswith(".") and render.is_overlay(p) and fleet.in_shard(p.name, shard))
-        verify = sorted(p for o in overlays for p in (o / "verify").glob("*") if render.is_overlay(p))
+                          if not p.name.startswith(".") and is_overlay(p) and fleet.in_shard(p.name, shard))
+        verify = sorted(p for o in overlays for p in (o / "verify").glob("*") if is_overlay(p))
         argocd = fleet.in_shard(ARGOCD_DIR, shard)
         targets = [*(p for p in profile_files([]) if fleet.in_shard(p.name, shard)), *overlays, *verify,
-                   *([argo / "applications"] if argocd and render.is_overlay(argo / "applications") else [])]
+                   *([argo / "applications"] if argocd and is_overlay(argo / "applications") else [])]
         roots = [n for n in ("root-application.yaml", "applicationset.yaml") if argocd and (argo / n).is_file()]
-    files = render.Files()
-    findings: list[Finding] = render.check_manifests(argo, display(argo), roots, RULES, kubernetes_version, engine,
-                                                     files) if roots else []
+    files = Files()
+    findings: list[Finding] = []
+    if roots:
+        from gengpu.checking.rules import RULES
+        from gengpu.rendering import render
+
+        findings += render.check_manifests(argo, display(argo), roots, RULES, kubernetes_version, engine, files)
     if not paths and writing.interrupted(Path(DEFAULT_OVERLAYS)):
         findings.append(_interrupted(Path(DEFAULT_OVERLAYS)))
     overlays, plain = [], []
@@ -432,44 +630,71 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
         if not target.exists():
             raise UsageError(f"{display(target)}: no such file or folder")
         if target.is_dir():
-            if render.is_overlay(target):
+            if is_overlay(target):
                 overlays.append(target)
             else:
                 plain += sorted([*target.glob("*.yaml"), *target.glob("*.yml")])
         else:
             plain.append(target)
     result = Validated([], manifests=len(roots), overlays=len(overlays))
+    store = fleet.Cache(cache)
+    index = fleet.Index(store, Path(DEFAULT_OVERLAYS))
     sources = [Source.read(f) for f in plain]
-    profiles = [] if kind else [s for s in sources if s.is_profile]
+    # A file the index knows as a profile needs no parse to say so.
+    profiles = [] if kind else [s for s in sources if index.get(s.key(store)) is not None or s.is_profile]
     clusters: dict = {}
     if profiles:
-        loaded = load_profiles(profiles, Path(DEFAULT_OVERLAYS))
+        loaded = load_profiles(profiles, Path(DEFAULT_OVERLAYS), index)
         findings += loaded.findings
-        by_source = {p.source: p for p in loaded.profiles}
+        checked = {c.source.path.resolve(): c for c in loaded.profiles}
         for s in profiles:
-            checked = by_source.get(Path(os.path.relpath(s.path.resolve(), Path(DEFAULT_OVERLAYS).resolve().parent))
-                                    .as_posix())
-            clusters[s.path.resolve()] = Cluster.of(checked) if checked else None
+            c = checked.get(s.path.resolve())
+            if c is None:
+                clusters[s.path.resolve()] = None  # its schema errors are reported on the profile itself
+            elif c.loaded is not None:
+                from gengpu.cluster import Cluster
+
+                clusters[s.path.resolve()] = Cluster.of(c.loaded)
     findings += _check_overlays(overlays, kubernetes_version, ctx, clusters, engine, jobs, cache, progress, files)
-    schemas = Schemas(kubernetes_version or (ctx.profile.kubernetes_version if ctx else None))
+    options = ("check", kind or "", kubernetes_version or "", _context_key(ctx))
+    schemas = None
+    chosen = {id(s) for s in profiles}
     for source in sources:
-        if kind or not source.is_profile:
-            findings += _check_file(source, ctx, kind, schemas, result.recognition)
+        if id(source) in chosen:
+            continue
+        key = source.key(store, *options)
+        entry = index.get(key)
+        if entry is None:
+            if schemas is None:
+                from gengpu.checking.objects import Schemas
+
+                schemas = Schemas(kubernetes_version or (ctx.profile.kubernetes_version if ctx else None))
+            notes: list[str] = []
+            entry = {"findings": [asdict(f) for f in _check_file(source, ctx, kind, schemas, notes)], "notes": notes}
+            index.put(key, entry)
+        findings += [Finding(**f) for f in entry["findings"]]
+        result.recognition += entry["notes"]
+    index.save(prune=not paths)
     result.profiles, result.files = len(profiles), len(plain) - len(profiles)
     result.findings = sort_findings(findings)
     return result
 
 
 def _check_overlays(overlays: list[Path], kubernetes_version, ctx, clusters: dict, engine: str, jobs, cache: bool,
-                    progress: bool, files: render.Files) -> list[Finding]:
+                    progress: bool, files) -> list[Finding]:
     """Every overlay once: from the cache when nothing it depends on changed, else checked, in processes when many."""
+    if not overlays:
+        return []
+    from gengpu.rendering import tools
+
     store = fleet.Cache(cache)
     keys, todo, findings = {}, [], []
+    binaries = tools.identity("kustomize", "celcheck", *(["kubeconform"] if engine == "kubeconform" else []))
     for overlay in overlays:
         main = overlay.parent.parent if overlay.parent.name == "verify" else overlay
         source = _overlay_profile(main)
         keys[overlay] = store.key("overlay", str(overlay), fleet.folder_bytes(main), fleet.file_bytes(source),
-                                  kubernetes_version or "", engine, _context_key(ctx))
+                                  kubernetes_version or "", engine, binaries, _context_key(ctx))
         hit = store.get(keys[overlay])
         if hit is None:
             todo.append(overlay)

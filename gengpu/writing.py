@@ -25,7 +25,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gengpu.compiling.yamltext import is_generated
+from gengpu.headers import is_generated
 from gengpu.findings import UsageError
 
 LOCAL = "local"  # the user's Kustomize Component in an overlay: never read, written or deleted
@@ -146,8 +146,12 @@ def _parents(rel: str) -> list[str]:
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def plan_overlay(root: Path, name: str, desired: dict[str, str], orphan: bool = False) -> OverlayPlan:
-    """What changes in root/name to make it hold the desired files (texts not yet stamped)."""
+def plan_overlay(root: Path, name: str, desired: dict[str, str], orphan: bool = False,
+                 keep=None) -> OverlayPlan:
+    """What changes in root/name to make it hold the desired files (texts not yet stamped).
+
+    keep(rel) says which other files to leave alone, unread: the part of a folder this build does not own.
+    """
     folder = root / name
     plan = OverlayPlan(name, folder, {rel: stamp(f"{name}/{rel}", text) for rel, text in desired.items()})
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
@@ -173,7 +177,7 @@ def plan_overlay(root: Path, name: str, desired: dict[str, str], orphan: bool = 
             elif current != text:
                 plan.stale.append(rel)
     for rel, path in existing.items():
-        if rel in plan.desired:
+        if rel in plan.desired or keep is not None and keep(rel):
             continue
         current = _read(path) or ""
         if not is_generated(current):

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gengpu.compiling.yamltext import HEADER_MARK
+from gengpu.headers import HEADER_MARK
 
 OVERLAYS = Path(__file__).resolve().parent.parent / "overlays"
 

@@ -18,6 +18,8 @@ GENGPU = str(Path(sys.executable).parent / "gengpu")
 def snapshot(folder: Path) -> dict:
     out = {}
     for top, dirs, names in os.walk(folder, followlinks=False):
+        if top == str(folder):
+            dirs[:] = [d for d in dirs if d != ".cache"]  # gengpu's cache, not the user's files
         for name in dirs + names:
             path = Path(top) / name
             rel = path.relative_to(folder).as_posix()

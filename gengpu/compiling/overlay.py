@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from gengpu.compiling import argocd, monitoring, operator_app, placement, provisioning, sharing, verify
-from gengpu.compiling.yamltext import dump, dump_all, header
+from gengpu.compiling.yamltext import dump, dump_all
+from gengpu.headers import header
 from gengpu.model import Profile
 
 KUSTOMIZATION = "kustomization.yaml"
@@ -121,20 +122,18 @@ def compile_overlay(profile: Profile, local_component: bool = False) -> dict[str
     return dict(sorted(files.items()))
 
 
-def compile_argocd(profiles: list[Profile], built: list[Profile]) -> dict[str, str]:
-    """argocd/: an Application per cluster, their kustomization, the root app-of-apps and the fleet ApplicationSet.
-
-    profiles are all the repository's profiles; the shared files take their repository settings from the first.
+def compile_argocd(names: list[str], first: Profile | None, built: list[Profile]) -> dict[str, str]:
+    """argocd/: an Application per built cluster and, given every profile's name, their kustomization, the root
+    app-of-apps and the fleet ApplicationSet; these take their repository settings from the first profile by name.
     """
     files = {}
     for profile in built:
         files[f"applications/{profile.name}.yaml"] = _text(header(profile.source), argocd.application(profile))
-    if profiles:
-        first = sorted(profiles, key=lambda p: p.name)[0]
-        top = header(f"{len(profiles)} profile(s) in {first.source.rsplit('/', 1)[0]}")
+    if names and first is not None:
+        top = header(f"{len(names)} profile(s) in {first.source.rsplit('/', 1)[0]}")
         files["applications/kustomization.yaml"] = _text(top, {
             "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-            "resources": [f"{p.name}.yaml" for p in sorted(profiles, key=lambda p: p.name)]})
+            "resources": [f"{name}.yaml" for name in sorted(names)]})
         files["root-application.yaml"] = _text(top, argocd.root_application(first, "argocd/applications"))
         files["applicationset.yaml"] = _text(top, argocd.applicationset(first))
     return dict(sorted(files.items()))

@@ -1,5 +1,19 @@
 """Stage 1, load: read YAML files into plain data that remembers where each value came from."""
 
-from gengpu.loading.source import Document, load_documents, load_embedded, load_file
+_SOURCE = {"Document", "load_bytes", "load_documents", "load_embedded", "load_file"}
 
-__all__ = ["Document", "load_documents", "load_embedded", "load_file"]
+
+def __getattr__(name):
+    # The YAML loader loads on first use: a run answered from the cache reads bytes, never YAML.
+    if name in _SOURCE:
+        from gengpu.loading import source
+
+        return getattr(source, name)
+    if name == "read_bytes":
+        from gengpu.loading.reading import read_bytes
+
+        return read_bytes
+    raise AttributeError(name)
+
+
+__all__ = sorted(_SOURCE | {"read_bytes"})

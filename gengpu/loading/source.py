@@ -18,6 +18,7 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from gengpu.findings import Finding
+from gengpu.loading.reading import read_bytes
 
 _IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers  # YAML 1.1: first character -> [(tag, pattern)]
 _DEFAULT_TAGS = {ScalarNode: "tag:yaml.org,2002:str", SequenceNode: "tag:yaml.org,2002:seq",
@@ -318,17 +319,17 @@ def decode(raw: bytes, file: str) -> tuple[str | None, list[Finding]]:
                               "save the file as UTF-8")]
 
 
-def load_file(path: Path, display: str | None = None) -> tuple[list[Document], list[Finding]]:
-    display = display or str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        return [], [Finding(display, 0, 0, "error", "file-unreadable", f"cannot read file: {exc.strerror}",
-                            "check the path and its permissions")]
+def load_bytes(raw: bytes, display: str) -> tuple[list[Document], list[Finding]]:
     text, findings = decode(raw, display)
     if text is None:
         return [], findings
     return load_documents(text, display)
+
+
+def load_file(path: Path, display: str | None = None) -> tuple[list[Document], list[Finding]]:
+    display = display or str(path)
+    raw, findings = read_bytes(path, display)
+    return load_bytes(raw, display) if raw is not None else ([], findings)
 
 
 def load_embedded(doc: Document, path: tuple) -> tuple[list[Document], list[Finding]]:

@@ -10,7 +10,7 @@ Tests hold this renderer to kustomize's output on every example and on a generat
 from __future__ import annotations
 
 from dataclasses import dataclass
-from gengpu.compiling.yamltext import is_generated
+from gengpu.headers import is_generated
 from gengpu.loading import Document
 
 _KEYS = {"apiVersion", "kind", "metadata", "labels", "resources"}

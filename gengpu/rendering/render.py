@@ -19,38 +19,16 @@ from gengpu.checking import cel
 from gengpu.checking.objects import Schemas, schema_errors, schema_name, without_nulls
 from gengpu.compiling.overlay import VERSION_ANNOTATION
 from gengpu.findings import Finding
-from gengpu.loading import load_documents, load_file
+from gengpu.loading import load_documents
 from gengpu.rendering import inprocess, k8s_schemas, tools
+from gengpu.rendering.folders import Files
+from gengpu.rendering.folders import kustomization_file as _kustomization
 from gengpu.rendering.inprocess import Rendered
 from gengpu.schemas_dir import schemas_path
 
 DEFAULT_KUBERNETES_VERSION = "1.37"
 TIMEOUT = 300
 ENGINES = ("gengpu", "kubeconform")
-
-
-def _kustomization(overlay: Path) -> Path | None:
-    for name in ("kustomization.yaml", "kustomization.yml", "Kustomization"):
-        if (overlay / name).is_file():
-            return overlay / name
-    return None
-
-
-def is_overlay(path: Path) -> bool:
-    return path.is_dir() and _kustomization(path) is not None
-
-
-class Files:
-    """Each file of a run loaded once: (documents, findings) by path."""
-
-    def __init__(self):
-        self._loaded: dict = {}
-
-    def load(self, path: Path, shown: str):
-        key = str(path)
-        if key not in self._loaded:
-            self._loaded[key] = load_file(path, shown)
-        return self._loaded[key]
 
 
 def kubernetes_version(overlay: Path, default: str | None, files: Files | None = None) -> str:

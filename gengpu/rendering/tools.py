@@ -74,3 +74,20 @@ def version(tool: Tool) -> str:
     except OSError as exc:
         raise UsageError(f"cannot run {tool.name}: {exc}") from exc
     return (out.stdout or out.stderr).strip()
+
+
+def identity(*names: str) -> str:
+    """Which binaries a result came from (path, size, time): a new kubeconform or kustomize invalidates it."""
+    parts = []
+    for name in names:
+        try:
+            tool = find(name)
+        except UsageError:
+            parts.append(f"{name}: missing")
+            continue
+        try:
+            st = os.stat(tool.argv[0])
+            parts.append(f"{' '.join(tool.argv)}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{' '.join(tool.argv)}: unreadable")
+    return "\n".join(parts)

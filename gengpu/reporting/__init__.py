@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from xml.sax.saxutils import escape, quoteattr
 
 from gengpu import __version__
 from gengpu.findings import Finding
@@ -105,6 +104,7 @@ def sarif(findings: list[Finding]) -> str:
 
 def junit(findings: list[Finding]) -> str:
     """JUnit XML: one test case per file, failed by its errors (warnings and infos as system-out)."""
+    from xml.sax.saxutils import escape, quoteattr  # pulls in urllib and email: loaded only for this format
     by_file: dict[str, list[Finding]] = {}
     for f in findings:
         by_file.setdefault(f.file, []).append(f)

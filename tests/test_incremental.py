@@ -1,0 +1,186 @@
+"""The content cache (.cache/gengpu/): after one profile changes, build and validate redo that cluster only, and
+every run says exactly what a run without the cache says."""
+
+import json
+import os
+import shutil
+import time
+
+import pytest
+
+from gengpu.compiling import overlay
+from gengpu.loading import source
+from test_build import snapshot
+from test_rules import DOC_CASES, PROFILE_CASES
+
+
+@pytest.fixture
+def compiled(monkeypatch):
+    """Names of the profiles build compiles in this process."""
+    names = []
+    real = overlay.compile_overlay
+
+    def counting(profile, has_local):
+        names.append(profile.name)
+        return real(profile, has_local)
+
+    monkeypatch.setattr(overlay, "compile_overlay", counting)
+    return names
+
+
+def bump_replicas(repo, name="eks-l4-mps", to=7):
+    path = repo / "profiles" / f"{name}.yaml"
+    text = path.read_text()
+    assert "replicas: 4" in text
+    path.write_text(text.replace("replicas: 4", f"replicas: {to}", 1))
+
+
+def test_a_second_build_compiles_nothing_and_says_the_same(repo, run, compiled):
+    first = run("build")
+    assert first.exit_code == 0, first.output
+    assert len(compiled) == 6
+    compiled.clear()
+    second = run("build")
+    assert (second.exit_code, second.output) == (0, first.output)
+    assert compiled == []
+    check = run("build", "--check")
+    assert (check.exit_code, check.output, compiled) == (0, "6 overlay(s) up to date.\n", [])
+
+
+def test_after_one_profile_changes_only_its_cluster_is_compiled(repo, run, compiled, tmp_path_factory):
+    assert run("build").exit_code == 0
+    bump_replicas(repo)
+    compiled.clear()
+    result = run("build")
+    assert result.exit_code == 0, result.output
+    assert compiled == ["eks-l4-mps"]
+    assert "written: overlays/eks-l4-mps/\n" in result.output and "written: argocd/\n" not in result.output
+    # The same overlays as a build without the cache, from scratch.
+    fresh = tmp_path_factory.mktemp("fresh")
+    shutil.copytree(repo / "profiles", fresh / "profiles")
+    assert run("build", "--no-cache", cwd=fresh).exit_code == 0
+    assert snapshot(fresh / "overlays") == snapshot(repo / "overlays")
+    assert snapshot(fresh / "argocd") == snapshot(repo / "argocd")
+
+
+@pytest.mark.parametrize("wait", [0, 0.2], ids=["at-once", "later"])
+def test_an_edit_of_a_generated_file_after_a_build_is_undone_as_without_the_cache(repo, run, compiled, wait):
+    # At once: within a tick of the file clock, so times and size alone cannot tell; later: the times can.
+    assert run("build").exit_code == 0
+    target = repo / "overlays" / "eks-l4-mps" / "namespace.yaml"
+    original = target.read_bytes()
+    time.sleep(wait)
+    with open(target, "r+b") as f:  # in place: same inode, same size
+        f.write(original[:-2] + b"x\n")
+    compiled.clear()
+    result = run("build")
+    assert compiled == ["eks-l4-mps"]
+    assert "written: overlays/eks-l4-mps/\n" in result.output
+    assert target.read_bytes() == original
+
+
+@pytest.mark.parametrize("change", ["application-deleted", "local-added", "overlay-deleted"])
+def test_a_change_to_what_a_build_wrote_rebuilds_that_cluster(repo, run, compiled, change, tmp_path_factory):
+    assert run("build").exit_code == 0
+    overlay = repo / "overlays" / "gke-a100-spot"
+    if change == "application-deleted":
+        (repo / "argocd" / "applications" / "gke-a100-spot.yaml").unlink()
+    elif change == "local-added":
+        (overlay / "local").mkdir()
+        (overlay / "local" / "kustomization.yaml").write_text(
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n")
+    else:
+        shutil.rmtree(overlay)
+    compiled.clear()
+    assert run("build").exit_code == 0
+    assert compiled == ["gke-a100-spot"]
+    assert run("build", "--check").exit_code == 0
+    reference = tmp_path_factory.mktemp("reference")
+    shutil.copytree(repo, reference, dirs_exist_ok=True)
+    shutil.rmtree(reference / ".cache")
+    assert run("build", "--check", "--no-cache", cwd=reference).exit_code == 0
+
+
+def test_check_from_the_cache_still_finds_drift(repo, run, compiled):
+    assert run("build", "--check").exit_code == 0
+    os.remove(repo / "overlays" / "aks-t4-timeslicing" / "namespace.yaml")
+    result = run("build", "--check")
+    assert result.exit_code == 1
+    assert "missing: overlays/aks-t4-timeslicing/namespace.yaml" in result.output
+
+
+def test_the_cache_is_safe_to_delete_or_to_corrupt(repo, run):
+    first = run("build")
+    assert first.exit_code == 0
+    for index in (repo / ".cache" / "gengpu").glob("index-*.json"):
+        index.write_text("{not json")
+    assert run("build").output == first.output
+    shutil.rmtree(repo / ".cache")
+    assert run("build").output == first.output
+
+
+def test_a_partial_build_keeps_the_others_and_a_full_one_still_removes_orphans(repo, run, compiled):
+    assert run("build").exit_code == 0
+    bump_replicas(repo)
+    compiled.clear()
+    assert run("build", "profiles/eks-l4-mps.yaml").exit_code == 0
+    assert compiled == ["eks-l4-mps"]
+    (repo / "profiles" / "aks-t4-timeslicing.yaml").unlink()
+    compiled.clear()
+    result = run("build")
+    assert result.exit_code == 0
+    assert compiled == []
+    assert "removed: overlays/aks-t4-timeslicing/" in result.output
+    assert not (repo / "argocd" / "applications" / "aks-t4-timeslicing.yaml").exists()
+    assert "aks-t4-timeslicing" not in (repo / "argocd" / "applications" / "kustomization.yaml").read_text()
+
+
+def cases(folder, texts):
+    folder.mkdir()
+    for i, text in enumerate(texts):
+        (folder / f"case-{i:03d}.yaml").write_text(text)
+
+
+def test_findings_are_the_same_from_the_cache(run, tmp_path):
+    """Every rule's case, checked without the cache, into a cold cache, and from a warm one."""
+    cases(tmp_path / "profiles", [bad for bad, _, _ in PROFILE_CASES.values()])
+    cases(tmp_path / "docs", [bad for kind, context, bad, _, _ in DOC_CASES.values() if not kind and not context])
+    outputs = []
+    for args in (["--no-cache"], [], []):
+        result = run("validate", "profiles", "docs", "--output", "json", "-v", *args, cwd=tmp_path)
+        assert result.exit_code == 1
+        outputs.append((result.stdout, result.stderr))
+    assert outputs[0] == outputs[1] == outputs[2]
+    found = {f["rule"] for f in json.loads(outputs[0][0])["findings"]}
+    assert {"duplicate-profile-name", "object-schema"} <= found and len(found) > 60
+
+
+def test_validate_of_a_profile_the_build_checked_reads_it_from_the_cache(repo, run, monkeypatch):
+    assert run("build").exit_code == 0
+
+    def refuse(*args):
+        raise AssertionError("a profile the build checked was parsed again")
+
+    monkeypatch.setattr(source, "load_bytes", refuse)
+    result = run("validate", "profiles/eks-l4-mps.yaml", "profiles/gke-a100-spot.yaml")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "gengpu: checked 2 profile(s): no findings.\n"
+
+
+def test_a_state_taken_right_after_a_write_is_trusted_only_with_the_content(tmp_path, monkeypatch):
+    # A coarse file clock can leave times and size as they were after an edit within the same tick; the state
+    # of files changed that recently keeps their content too, and a mismatch there means changed.
+    from gengpu import fleet
+
+    folder = tmp_path / "overlays" / "a"
+    folder.mkdir(parents=True)
+    (folder / "f.yaml").write_text("one\n")
+    index = fleet.Index(fleet.Cache(root=tmp_path / "cache"), tmp_path / "overlays")
+    index.record("a", "key", (folder,))
+    state, _, content = index.states["a"]
+    assert content is not None  # just written: racy
+    assert index.unchanged("a", "key", (folder,))
+    (folder / "f.yaml").write_text("two\n")
+    monkeypatch.setattr(fleet, "tree_state", lambda *paths: (state, True))  # the clock did not move
+    assert not index.unchanged("a", "key", (folder,))
+    assert not index.unchanged("a", "other-key", (folder,))

@@ -9,28 +9,27 @@ import yaml
 
 
 @functools.cache
-@functools.cache
-def _load(name: str) -> dict:
+def data_file(name: str) -> dict:
     """A data file, parsed once per run (callers only read it)."""
     text = resources.files("gengpu.data").joinpath(name).read_text(encoding="utf-8")
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def platforms() -> dict:
-    return _load("platforms.yaml")["platforms"]
+    return data_file("platforms.yaml")["platforms"]
 
 
 def operator() -> dict:
-    return _load("operator.yaml")
+    return data_file("operator.yaml")
 
 
 def gpus() -> dict:
-    return _load("gpus.yaml")["gpus"]
+    return data_file("gpus.yaml")["gpus"]
 
 
 def unattributed_mig_profiles() -> set[str]:
     """MIG profile names NVIDIA's default config uses for a GPU it does not name."""
-    return set(_load("gpus.yaml").get("unattributedMigProfiles", []))
+    return set(data_file("gpus.yaml").get("unattributedMigProfiles", []))
 
 
 @functools.cache
@@ -57,11 +56,11 @@ def version_tuple(version: str) -> tuple[int, ...]:
 
 
 def clouds() -> dict:
-    return _load("clouds.yaml")
+    return data_file("clouds.yaml")
 
 
 def software() -> dict:
-    return _load("software.yaml")
+    return data_file("software.yaml")
 
 
 def instance_type(platform: str, name: str) -> dict | None:
@@ -124,8 +123,8 @@ def gpu_resource_vendor(name: str) -> dict | None:
     """The vendor entry of a GPU resource name that is not NVIDIA's device plugin's (HAMi, nos, AMD, ...)."""
     import re
 
-    return next((v for v in _load("resources.yaml")["vendors"] if re.match(v["pattern"], name)), None)
+    return next((v for v in data_file("resources.yaml")["vendors"] if re.match(v["pattern"], name)), None)
 
 
 def removed_gpu_resource(name: str) -> dict | None:
-    return next((r for r in _load("resources.yaml")["removed"] if r["name"] == name), None)
+    return next((r for r in data_file("resources.yaml")["removed"] if r["name"] == name), None)

@@ -84,7 +84,8 @@ def _index(version: str, text: str) -> Chart:
 def versions(name: str) -> list[Chart]:
     """Every vendored version of a chart, oldest first."""
     folder = resources.files("gengpu.data").joinpath("charts")
-    sources = yaml.safe_load(folder.joinpath("SOURCES.yaml").read_text(encoding="utf-8"))["files"]
+    sources = yaml.load(folder.joinpath("SOURCES.yaml").read_text(encoding="utf-8"),
+                        Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["files"]
     found = [(e["tag"], e["file"]) for e in sources if e["file"].startswith(f"{name}-v")]
     found.sort(key=lambda tv: catalog.version_tuple(tv[0]))
     return [_index(tag, folder.joinpath(file).read_text(encoding="utf-8")) for tag, file in found]

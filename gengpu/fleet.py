@@ -96,7 +96,10 @@ class Cache:
         if not self.enabled:
             return
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
+            if not self.root.is_dir():
+                self.root.mkdir(parents=True, exist_ok=True)
+                # as pytest does: the cache ignores itself, so `git add -A` never commits it
+                (self.root / ".gitignore").write_text("# gengpu's cache: safe to delete, never committed\n*\n")
             tmp = self.root / f".{key}.{os.getpid()}.tmp"
             tmp.write_text(json.dumps(value, separators=(",", ":")), encoding="utf-8")
             os.replace(tmp, self.root / f"{key}.json")  # readers see the old index or the new one, never half

@@ -106,7 +106,7 @@ def files(c: Choices) -> dict[str, str]:
                 "with": {"gengpu-ref": c.hooks_rev},
             }},
         }),
-        ".gitignore": ".venv/\nbin/\n",
+        ".gitignore": ".venv/\nbin/\n.cache/\n",  # .cache/: gengpu's content cache
         "README.md": (f"# {c.name}: GPU GitOps\n\nEdit `profiles/`, run `gengpu build`, commit profiles and "
                       "`overlays/` together. Argo CD syncs `argocd/root-application.yaml` (one Application per "
                       "cluster) or `argocd/applicationset.yaml` (every overlay): apply one of them, once.\n\n"

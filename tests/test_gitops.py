@@ -24,8 +24,14 @@ def test_workflows_match_the_github_workflow_schema(tmp_path, run):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lint = yaml.safe_load(files[1].read_text())
     steps = [s.get("run", s.get("uses")) for s in lint["jobs"]["lint"]["steps"]]
-    assert "gengpu build --check" in steps
-    assert "gengpu validate --output github" in steps
+    assert 'gengpu build --check --shard "$SHARD"' in steps
+    assert 'gengpu validate --output github --shard "$SHARD"' in steps
+    assert lint["jobs"]["lint"]["strategy"]["matrix"]["shard"] == "${{ fromJSON(needs.plan.outputs.shards) }}"
+    # The plan job's matrix, as the runner's bash runs it.
+    matrix = lint["jobs"]["plan"]["steps"][0]["run"].replace("${{ inputs.shards }}", "4")
+    out = tmp_path / "github-output"
+    subprocess.run(["bash", "-c", matrix], env={**os.environ, "GITHUB_OUTPUT": str(out)}, check=True)
+    assert out.read_text() == "shards=[1, 2, 3, 4]\n"
     assert "github/codeql-action/upload-sarif@v3" in steps
     caller = yaml.safe_load(files[2].read_text())
     assert caller["jobs"]["gengpu"]["uses"] == "gengpu/gengpu/.github/workflows/gengpu-lint.yaml@v0.1.0"

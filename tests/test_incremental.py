@@ -119,6 +119,16 @@ def test_the_cache_is_safe_to_delete_or_to_corrupt(repo, run):
     assert run("build").output == first.output
 
 
+def test_git_never_sees_the_cache(repo, run):
+    """A repository without a .gitignore entry: `git add -A` after a build stages no cache file."""
+    import subprocess
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    assert run("build").exit_code == 0
+    staged = subprocess.run(["git", "add", "-A", "--dry-run"], cwd=repo, capture_output=True, text=True,
+                            check=True).stdout
+    assert "overlays/" in staged and ".cache" not in staged
+
+
 def test_a_partial_build_keeps_the_others_and_a_full_one_still_removes_orphans(repo, run, compiled):
     assert run("build").exit_code == 0
     bump_replicas(repo)

@@ -8,10 +8,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from importlib import resources
-
-import yaml
-
+from gengpu import catalog
 from gengpu.checking import targets as T
 from gengpu.findings import Finding
 from gengpu.loading import Document, load_embedded
@@ -44,7 +41,7 @@ class Subject:
 
 @functools.cache
 def table() -> dict:
-    return yaml.safe_load(resources.files("gengpu.data").joinpath("kinds.yaml").read_text(encoding="utf-8"))
+    return catalog.data_file("kinds.yaml")
 
 
 @functools.cache

@@ -170,9 +170,11 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose, eng
     Files: device-plugin configs, mig-parted configs (plain or in a ConfigMap),
       ClusterPolicies and GPU workloads; with --profile, workloads are also
       checked against that cluster's pools (resources, taints, sharing).
-    Overlay folders: `kustomize build`, then `kubeconform -strict` with the
-      committed Kubernetes and CRD schemas (a kind without a schema is an
-      error, never a skip), then the rules over the overlay's files.
+    Overlay folders: rendered (in-process for generated overlays, by
+      `kustomize build` for those with local/ patches), every resource checked
+      strictly against the Kubernetes and CRD schemas and their CEL rules (a
+      kind without a schema is an error, never a skip), then the rules over the
+      overlay's files. Results are cached by content in .cache/gengpu/.
 
     Exit status: 0 clean, 1 errors (or warnings with --strict), 2 usage or
     environment error.

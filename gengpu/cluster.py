@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gengpu import mig
+from gengpu import catalog, mig
 from gengpu.model import NodePool, Profile, Taint
 
 
@@ -18,6 +18,7 @@ class Offer:
 
     resource: str
     max_per_container: int | None  # 1 when the plugin rejects bigger requests
+    per_node: int | None = None  # how many one node of the pool advertises at most; None when unknown
 
 
 @dataclass(frozen=True)
@@ -45,18 +46,38 @@ def mig_layout(pool: NodePool) -> dict:
     return dict(m.layout) if m.layout else (mig.preset_layout(pool.gpu_id, m.preset) or {})
 
 
+def gpu_counts(profile: Profile, pool: NodePool) -> list[int]:
+    """GPUs per node: declared, or every count the pool's instance types have."""
+    if pool.gpus_per_node:
+        return [pool.gpus_per_node]
+    counts = set()
+    for name in pool.instance_types:
+        spec = catalog.instance_type(profile.platform, name) or {}
+        counts.update(spec.get("counts") or ([spec["gpus"]] if "gpus" in spec else []))
+    return sorted(counts)
+
+
 def pool_offers(profile: Profile, pool: NodePool) -> PoolOffers:
     s = pool.sharing
+    counts = gpu_counts(profile, pool)
+    gpus = max(counts) if counts else None
+
+    def times(n: int) -> int | None:
+        return gpus * n if gpus else None
+
     if s.mode in ("time-slicing", "mps"):
         fail = s.fail_requests_greater_than_one
         if fail is None:
             fail = s.mode == "mps"
         name = "nvidia.com/gpu.shared" if s.rename_by_default else "nvidia.com/gpu"
-        offers = (Offer(name, 1 if fail else None),)
+        offers = (Offer(name, 1 if fail else None, times(s.replicas)),)
     elif s.mode == "mig" and s.mig and s.mig.strategy == "mixed":
-        offers = tuple(Offer(f"nvidia.com/mig-{p.replace('+', '.')}", None) for p in mig_layout(pool))
+        offers = tuple(Offer(f"nvidia.com/mig-{p.replace('+', '.')}", None, times(n))
+                       for p, n in mig_layout(pool).items())
+    elif s.mode == "mig" and s.mig and mig_layout(pool):
+        offers = (Offer("nvidia.com/gpu", None, times(sum(mig_layout(pool).values()))),)  # single: one per instance
     else:
-        offers = (Offer("nvidia.com/gpu", None),)
+        offers = (Offer("nvidia.com/gpu", None, gpus),)
     return PoolOffers(pool, offers, pool.taints)
 
 
@@ -75,3 +96,27 @@ class Cluster:
     @classmethod
     def of(cls, profile: Profile) -> "Cluster":
         return cls(profile, mig_strategy(profile), tuple(cluster_offers(profile)))
+
+
+def nap_accelerator(pool: NodePool) -> str | None:
+    """The GKE accelerator type an auto-provisioned pool asks for."""
+    return catalog.gke_accelerator(pool.gpu_id, pool.instance_types[0] if pool.instance_types else None) \
+        if pool.gpu_id else None
+
+
+def nap_gpu_needs(profile: Profile) -> dict[str, tuple[int, list[NodePool], list[NodePool]]]:
+    """Per accelerator of GKE auto-provisioned pools: the sum of their limits.gpus, the pools, those with no limit.
+
+    Node auto-provisioning's GPU limit is per accelerator for the whole cluster: pools on one accelerator share it.
+    """
+    out: dict[str, tuple[int, list, list]] = {}
+    for pool in profile.node_pools:
+        if pool.provisioner != "node-auto-provisioning" or profile.platform != "gke":
+            continue
+        accelerator = nap_accelerator(pool)
+        if not accelerator:
+            continue
+        total, pools, unlimited = out.get(accelerator, (0, [], []))
+        gpus = pool.limits.get("gpus")
+        out[accelerator] = (total + (gpus or 0), pools + [pool], unlimited + ([pool] if gpus is None else []))
+    return out

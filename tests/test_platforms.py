@@ -1,5 +1,6 @@
 """Every platform end to end: provisioning, placement components, metrics, verification, import."""
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -52,6 +53,7 @@ def test_shared_and_mig_pools_tell_karpenter_their_real_capacity():
     assert mps["apiVersion"] == "karpenter.sh/v1alpha1"
     assert mps["spec"]["capacity"] == {"nvidia.com/gpu": "4"}
     assert {r["key"]: r["values"] for r in mps["spec"]["requirements"]} == {
+        "karpenter.sh/nodepool": ["l4-mps"],  # only this pool's nodes share their GPUs
         "node.kubernetes.io/instance-type": ["g6.xlarge", "g6.2xlarge"],
         "karpenter.k8s.aws/instance-gpu-count": ["1"]}
     mig, = by_kind(OVERLAYS / "eks-h100-mig" / "nodepool-h100-mig.yaml", "NodeOverlay")
@@ -115,7 +117,8 @@ def test_gke_auto_provisioning_file_and_compute_class():
                                                        "effect": "NoSchedule"}]
 
 
-def _app_overlay(tmp_path, component):
+def _app_overlay(tmp_path, component, resource="nvidia.com/gpu", count=2):
+    """An application overlay of a Deployment asking for count of resource, with the pool's component."""
     base = tmp_path / "app" / "base"
     base.mkdir(parents=True)
     (base / "deployment.yaml").write_text(yaml.safe_dump({
@@ -124,7 +127,7 @@ def _app_overlay(tmp_path, component):
             "metadata": {"labels": {"app": "inference"}},
             "spec": {"containers": [{"name": "server", "image": "example/server:1",
                                      "resources": {"requests": {"cpu": "2", "memory": "8Gi"},
-                                                   "limits": {"memory": "8Gi"}}}]}}}}))
+                                                   "limits": {"memory": "8Gi", resource: count}}}]}}}}))
     (base / "kustomization.yaml").write_text("resources: [deployment.yaml]\n")
     overlay = tmp_path / "app" / "overlay"
     overlay.mkdir()
@@ -133,56 +136,44 @@ def _app_overlay(tmp_path, component):
     out = subprocess.run([str(REPO / "bin" / "kustomize"), "build", str(overlay)], capture_output=True, text=True,
                          check=True).stdout
     deployment, = yaml.safe_load_all(out)
-    return deployment["spec"]["template"]["spec"]
-
-
-def affinity(spec):
-    terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    assert len(terms) == 1
-    return {e["key"]: (e["operator"], e["values"]) for e in terms[0]["matchExpressions"]}
+    spec = deployment["spec"]["template"]["spec"]
+    # the workload's own request survives, whatever it is
+    assert spec["containers"][0]["resources"] == {"limits": {"memory": "8Gi", resource: count},
+                                                  "requests": {"cpu": "2", "memory": "8Gi"}}
+    assert "affinity" not in spec
+    return spec
 
 
 def test_placement_on_eks_karpenter(tmp_path):
-    spec = _app_overlay(tmp_path, "eks-spot-ondemand/components/gpu")
+    spec = _app_overlay(tmp_path, "eks-spot-ondemand/components/gpu", count=4)
     assert spec["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    assert affinity(spec) == {
-        "gengpu.dev/pool": ("In", ["gpu"]),
-        "karpenter.sh/capacity-type": ("In", ["spot", "on-demand"]),
-        "karpenter.k8s.aws/instance-family": ("In", ["p3", "p4d", "p5", "g4dn", "g5"]),
-    }
-    server = spec["containers"][0]
-    assert server["resources"] == {"limits": {"memory": "8Gi", "nvidia.com/gpu": 1},
-                                   "requests": {"cpu": "2", "memory": "8Gi"}}
+    assert spec["nodeSelector"] == {"gengpu.dev/pool": "gpu"}
 
 
 def test_placement_on_eks_mig_mixed(tmp_path):
-    spec = _app_overlay(tmp_path, "eks-h100-mig/components/h100-mig-2g.20gb")
-    assert spec["containers"][0]["resources"]["limits"]["nvidia.com/mig-2g.20gb"] == 1
-    assert "nvidia.com/gpu" not in spec["containers"][0]["resources"]["limits"]
-    assert affinity(spec)["gengpu.dev/pool"] == ("In", ["h100-mig"])
+    spec = _app_overlay(tmp_path, "eks-h100-mig/components/h100-mig-2g.20gb", "nvidia.com/mig-2g.20gb", 1)
+    assert spec["nodeSelector"] == {"gengpu.dev/pool": "h100-mig"}
 
 
 def test_placement_on_aks(tmp_path):
-    spec = _app_overlay(tmp_path, "aks-t4-timeslicing/components/t4-shared")
+    spec = _app_overlay(tmp_path, "aks-t4-timeslicing/components/t4-shared", count=1)
     assert spec["tolerations"] == [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]
-    assert affinity(spec) == {"gengpu.dev/pool": ("In", ["t4-shared"])}
-    assert spec["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 1
+    assert spec["nodeSelector"] == {"gengpu.dev/pool": "t4-shared"}
 
 
 def test_placement_on_gke_standard(tmp_path):
-    spec = _app_overlay(tmp_path, "gke-a100-spot/components/a100-spot")
+    spec = _app_overlay(tmp_path, "gke-a100-spot/components/a100-spot", count=1)
     assert spec["nodeSelector"] == {"cloud.google.com/compute-class": "a100-spot"}
     assert spec["tolerations"] == [
         {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
         {"key": "cloud.google.com/gke-spot", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]
-    assert "affinity" not in spec
 
 
 def test_placement_on_gke_autopilot(tmp_path):
-    spec = _app_overlay(tmp_path, "gke-autopilot-l4/components/l4")
-    assert spec["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-l4"}
-    assert "tolerations" not in spec and "affinity" not in spec  # Autopilot adds its own
-    assert spec["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 1
+    spec = _app_overlay(tmp_path, "gke-autopilot-l4/components/l4", count=1)
+    assert spec["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-l4",
+                                    "cloud.google.com/gke-accelerator-count": "1"}
+    assert "tolerations" not in spec  # Autopilot adds its own
 
 
 def test_cronjob_patch_places_pods_like_the_pod_template_patch():
@@ -366,9 +357,37 @@ def test_autopilot_placement_asks_for_a_count_autopilot_allows(repo, run, tmp_pa
     profile = yaml.safe_load((repo / "profiles" / "gke-autopilot-l4.yaml").read_text())
     profile["metadata"]["name"] = "autopilot-b200"
     pool = profile["spec"]["nodePools"][0]
-    pool.update({"name": "b200", "gpu": "B200-180GB", "gpusPerNode": 8, "instanceTypes": ["a4-highgpu-8g"]})
+    pool.update({"name": "b200", "gpu": "B200-180GB", "gpusPerNode": 8, "instanceTypes": ["a4-highgpu-8g"],
+                 "verify": True})
     (repo / "profiles" / "autopilot-b200.yaml").write_text(yaml.safe_dump(profile))
     assert run("build", "profiles/autopilot-b200.yaml").exit_code == 0
     placement = yaml.safe_load((repo / "overlays" / "autopilot-b200" / "components" / "b200" / "placement.yaml")
                                .read_text())
-    assert placement["spec"] == {"pool": "b200", "resource": "nvidia.com/gpu", "count": "8"}
+    assert placement["spec"] == {"pool": "b200", "resource": "nvidia.com/gpu", "tolerations": [], "nodeSelector": {
+        "cloud.google.com/gke-accelerator": "nvidia-b200", "cloud.google.com/gke-accelerator-count": "8"}}
+    verify = yaml.safe_load((repo / "overlays" / "autopilot-b200" / "verify" / "b200" / "deployment.yaml").read_text())
+    container, = verify["spec"]["template"]["spec"]["containers"]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == 8  # the only count Autopilot allows for B200
+
+
+def test_gke_auto_provisioning_limits_add_up_per_accelerator(repo, run):
+    """Two auto-provisioned A100 pools share the cluster's nvidia-tesla-a100 limit: it is the sum of theirs."""
+    profile = yaml.safe_load((repo / "profiles" / "gke-a100-spot.yaml").read_text())
+    del profile["spec"]["gke"]["autoprovisioning"]["gpus"]
+    first = profile["spec"]["nodePools"][0]
+    first["limits"] = {"gpus": 4}
+    second = {**first, "name": "a100-big", "gpusPerNode": 8, "instanceTypes": ["a2-highgpu-8g"],
+              "limits": {"gpus": 8}}
+    profile["spec"]["nodePools"].append(second)
+    (repo / "profiles" / "gke-a100-spot.yaml").write_text(yaml.safe_dump(profile))
+    result = run("build", "profiles/gke-a100-spot.yaml")
+    assert result.exit_code == 0, result.output
+    conf = yaml.safe_load((repo / "overlays" / "gke-a100-spot" / "gke-autoprovisioning.yaml").read_text())
+    assert [r for r in conf["resourceLimits"] if r["resourceType"].startswith("nvidia")] == [
+        {"resourceType": "nvidia-tesla-a100", "minimum": 0, "maximum": 12}]
+
+    del second["limits"]  # a pool with no limit would leave its accelerator at the first pool's 4 (or at 0)
+    (repo / "profiles" / "gke-a100-spot.yaml").write_text(yaml.safe_dump(profile))
+    result = run("validate", "profiles/gke-a100-spot.yaml", "--output", "json")
+    assert [f["rule"] for f in json.loads(result.output)["findings"] if f["severity"] == "error"] == [
+        "gke-nap-gpu-limit-missing"]

@@ -326,22 +326,21 @@ spec:
         - key: nvidia.com/gpu
           effect: NoSchedule
 ---
-apiVersion: apps/v1
-kind: Deployment
+apiVersion: gengpu.dev/v1alpha1
+kind: Placement
 metadata:
-  name: any
+  name: pool
   annotations:
-    gengpu.dev/pool: pool
+    config.kubernetes.io/local-config: "true"
 spec:
-  selector: {matchLabels: {app: any}}
-  template:
-    metadata: {labels: {app: any}}
-    spec:
-      containers: [{name: c, image: i}]
-      tolerations:
-        - key: nvidia.com/gpu
-          operator: Exists
-          effect: NoSchedule
+  pool: pool
+  resource: nvidia.com/gpu
+  nodeSelector: {gengpu.dev/pool: pool}
+  tolerations:
+    - key: nvidia.com/gpu
+      operator: Exists
+      value: ""
+      effect: NoSchedule
 """
 DOC_CASES["autopilot-privileged-workload"] = (None, edit(*AUTOPILOT), PRIVILEGED, "13:21", POD)
 DOC_CASES["api-version-removed"] = (
@@ -466,9 +465,59 @@ DOC_CASES["karpenter-gpu-requirements-conflict"] = (
                                                 "          values: [a10g]\n      taints:")), "12:11",
     r(KNODEPOOL, ("      taints:", "        - key: karpenter.k8s.aws/instance-gpu-name\n          operator: In\n"
                                     "          values: [l4]\n      taints:")))
-DOC_CASES["placement-taints-mismatch"] = (None, False, r(PLACED_NODEPOOL, ("key: nvidia.com/gpu\n          operator",
-                                                                           "key: gpu\n          operator")),
-                                          "29:7", PLACED_NODEPOOL)
+DOC_CASES["placement-taints-mismatch"] = (None, False, r(PLACED_NODEPOOL, ("key: nvidia.com/gpu\n      operator",
+                                                                           "key: gpu\n      operator")),
+                                          "27:3", PLACED_NODEPOOL)
+
+PLACED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: any
+  annotations:
+    gengpu.dev/pool: second
+spec:
+  selector: {matchLabels: {app: any}}
+  template:
+    metadata: {labels: {app: any}}
+    spec:
+      nodeSelector: {gengpu.dev/pool: second}
+      containers:
+        - name: c
+          image: cuda
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+"""
+# the second pool has one T4 per node: two GPUs in one pod never fit
+DOC_CASES["placement-request-unfit"] = (None, add_pool(), r(PLACED, ("nvidia.com/gpu: 1", "nvidia.com/gpu: 2")),
+                                        "11:5", PLACED)
+DOC_CASES["placement-without-gpu-request"] = (
+    None, add_pool(), r(PLACED, ("          resources:\n            limits:\n              nvidia.com/gpu: 1\n", "")),
+    "13:7", PLACED)
+
+NODE_OVERLAY = """\
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata:
+  name: l4-shared
+spec:
+  requirements:
+    - {key: karpenter.sh/nodepool, operator: In, values: [l4-shared]}
+    - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.xlarge]}
+  capacity:
+    nvidia.com/gpu: "4"
+"""
+DOC_CASES["karpenter-nodeoverlay-unscoped"] = (
+    None, False, r(NODE_OVERLAY, ("    - {key: karpenter.sh/nodepool, operator: In, values: [l4-shared]}\n", "")),
+    "6:3", NODE_OVERLAY)
+
+NAP_LIMIT = ("        failRequestsGreaterThanOne: true\n",
+             "        failRequestsGreaterThanOne: true\n      limits:\n        gpus: 16\n")
+NAP_CLUSTER = ("  argocd:\n", "  gke:\n    autoprovisioning:\n      gpus:\n        A100-40GB: 8\n  argocd:\n")
+PROFILE_CASES["gke-nap-gpu-limit-missing"] = (edit(*GKE), "13:7", edit(*GKE, NAP_LIMIT))
+PROFILE_CASES["gke-nap-gpu-limit-too-low"] = (edit(*GKE, NAP_LIMIT, NAP_CLUSTER), "28:20",
+                                              edit(*GKE, NAP_LIMIT, (NAP_CLUSTER[0], NAP_CLUSTER[1].replace(": 8", ": 16"))))
 
 STRUCTURAL = {"gke-autoprovisioning-schema", "script-syntax", "yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
               "kustomize-build", "overlay-kind-no-schema", "not-generated-file", "not-recognized",

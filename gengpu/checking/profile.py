@@ -9,11 +9,14 @@ from gengpu.loading import Document
 from gengpu.model import Profile, build_profile
 
 
+OTHER_KINDS = ("Placement",)  # gengpu's own local-config objects in placement components: not profiles
+
+
 def is_profile(doc: Document) -> bool:
     """A GPUProfile, or something meant as one (gengpu's apiVersion with a misspelt kind)."""
     data = doc.data
-    return isinstance(data, dict) and (data.get("kind") == "GPUProfile"
-                                       or str(data.get("apiVersion", "")).startswith("gengpu.dev/"))
+    return isinstance(data, dict) and (data.get("kind") == "GPUProfile" or (
+        str(data.get("apiVersion", "")).startswith("gengpu.dev/") and data.get("kind") not in OTHER_KINDS))
 
 
 def check_profile(doc: Document, source: str) -> tuple[Profile | None, list[Finding]]:

@@ -10,6 +10,7 @@ WORKLOAD = "workload"
 OBJECT = "object"  # any Kubernetes object: its schema, its API version
 KARPENTER_NODEPOOL = "karpenter-nodepool"
 KARPENTER_NODECLASS = "karpenter-nodeclass"
+KARPENTER_NODEOVERLAY = "karpenter-nodeoverlay"
 GKE_COMPUTECLASS = "gke-computeclass"
 GKE_AUTOPROVISIONING = "gke-autoprovisioning"
 DRA = "dra"
@@ -20,5 +21,5 @@ HELM_VALUES = "helm-values"  # a values file of NVIDIA's gpu-operator or nvidia-
 OVERLAY = "overlay"  # cross-file checks over every document of a validate run
 
 TARGETS = (PROFILE, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, GPU_CLIENTS, MIG_PARTED_HOOKS, CLUSTER_POLICY, WORKLOAD,
-           OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, DRA, METRICS, QUOTA, GPU_STACK,
+           OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, KARPENTER_NODEOVERLAY, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, DRA, METRICS, QUOTA, GPU_STACK,
            HELM_VALUES, OVERLAY)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from gengpu import catalog
 from gengpu.model import NodePool, Profile, Taint
 
 POOL_LABEL = "gengpu.dev/pool"
@@ -41,17 +40,6 @@ def tolerations(profile: Profile, pool: NodePool) -> list[dict]:
 def taint_dicts(pool: NodePool) -> list[dict]:
     return [{"key": t.key, **({"value": t.value} if t.value is not None else {}), "effect": t.effect}
             for t in pool.taints]
-
-
-def gpu_counts(profile: Profile, pool: NodePool) -> list[int]:
-    """GPUs per node: declared, or every count the pool's instance types have."""
-    if pool.gpus_per_node:
-        return [pool.gpus_per_node]
-    counts = set()
-    for name in pool.instance_types:
-        spec = catalog.instance_type(profile.platform, name) or {}
-        counts.update(spec.get("counts") or ([spec["gpus"]] if "gpus" in spec else []))
-    return sorted(counts)
 
 
 def eks_split(pool: NodePool) -> tuple[list[str], list[str]]:

@@ -1,14 +1,16 @@
 """Per pool, a Kustomize Component an application overlay includes to run on that pool.
 
-It gives every Deployment, StatefulSet, Job and CronJob of the including overlay
-the pool's tolerations, a node affinity (or, on GKE, selectors) that only the
-pool's nodes satisfy, and the pool's GPU resource in the first container's limits.
+It adds to every Deployment, StatefulSet, Job, ReplicaSet and CronJob of the including
+overlay what it needs to land on the pool's nodes, and nothing else: node selector labels
+(merged into the pod's own nodeSelector) and a toleration per pool taint (merged by key
+into the pod's own tolerations). Containers keep their own resources: a workload asks for
+its GPUs itself, and the rules check that the request fits the pool.
 """
 
 from __future__ import annotations
 
 from gengpu import catalog
-from gengpu.cluster import pool_offers
+from gengpu.cluster import mig_layout, pool_offers
 from gengpu.compiling import nodes
 from gengpu.model import NodePool, Profile
 
@@ -18,9 +20,9 @@ POOL_ANNOTATION = "gengpu.dev/pool"
 
 
 def component_names(profile: Profile, pool: NodePool) -> list[tuple[str, str]]:
-    """(component folder, resource) per resource the pool advertises."""
+    """(component folder, resource) per resource the pool advertises; MIG resources name their profile."""
     offers = pool_offers(profile, pool).offers
-    if len(offers) == 1:
+    if len(offers) == 1 and not offers[0].resource.startswith("nvidia.com/mig-"):
         return [(pool.name, offers[0].resource)]
     return [(f"{pool.name}-{o.resource.removeprefix('nvidia.com/mig-')}", o.resource) for o in offers]
 
@@ -37,47 +39,44 @@ def _gke_native_selectors(profile: Profile, pool: NodePool) -> dict:
     return {}
 
 
-def pod_spec(profile: Profile, pool: NodePool, resource: str) -> dict:
-    spec: dict = {}
-    tolerations = nodes.tolerations(profile, pool)
-    if tolerations:
-        spec["tolerations"] = tolerations
+def node_selector(profile: Profile, pool: NodePool, resource: str) -> dict:
+    """Labels only the pool's nodes carry (a map, so the pod's own selector labels stay)."""
     gke_native = profile.platform in ("gke", "gke-autopilot") and not profile.operator.enabled
-    if profile.platform == "gke-autopilot" or (profile.platform == "gke" and gke_native and
-                                               pool.provisioner != "node-auto-provisioning"):
+    if profile.platform == "gke-autopilot":
+        # Autopilot has no pools of ours: the accelerator, its count per node and spot choose the machine.
         selector = {"cloud.google.com/gke-accelerator": catalog.gke_accelerator(pool.gpu_id) or pool.gpus[0]}
+        if pool.gpus_per_node:
+            selector["cloud.google.com/gke-accelerator-count"] = str(pool.gpus_per_node)
+    elif profile.platform == "gke" and pool.provisioner == "node-auto-provisioning":
+        # The ComputeClass carries machine type, accelerator and spot; pods only name it.
+        selector = {"cloud.google.com/compute-class": pool.name}
+    else:
+        selector = {nodes.POOL_LABEL: pool.name}
+        if profile.platform == "gke":
+            selector["cloud.google.com/gke-accelerator"] = catalog.gke_accelerator(pool.gpu_id) or pool.gpus[0]
+    if profile.platform in ("gke", "gke-autopilot") and pool.provisioner != "node-auto-provisioning":
         if pool.capacity_types == ("spot",):
             selector["cloud.google.com/gke-spot"] = "true"
-        if resource.startswith("nvidia.com/mig-"):
-            selector["cloud.google.com/gke-gpu-partition-size"] = resource.removeprefix("nvidia.com/mig-")
+    if gke_native:
+        if resource.startswith("nvidia.com/mig-") or (pool.sharing.mode == "mig" and pool.sharing.mig):
+            size = resource.removeprefix("nvidia.com/mig-") if resource.startswith("nvidia.com/mig-") else \
+                next(iter(mig_layout(pool)), None)
+            if size:
+                selector["cloud.google.com/gke-gpu-partition-size"] = size
         selector.update(_gke_native_selectors(profile, pool))
-        spec["nodeSelector"] = selector
-        return spec
-    if profile.platform == "gke" and pool.provisioner == "node-auto-provisioning":
-        # The ComputeClass carries machine type, accelerator and spot; pods only name it (and GKE's own sharing).
-        spec["nodeSelector"] = {"cloud.google.com/compute-class": pool.name,
-                                **(_gke_native_selectors(profile, pool) if gke_native else {})}
-        return spec
-    expressions = [{"key": nodes.POOL_LABEL, "operator": "In", "values": [pool.name]}]
-    if profile.platform == "eks" and pool.provisioner == "karpenter":
-        families, _ = nodes.eks_split(pool)
-        expressions.append({"key": "karpenter.sh/capacity-type", "operator": "In",
-                            "values": sorted(pool.capacity_types, key=lambda c: c != "spot")})
-        if families:
-            expressions.append({"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": families})
-    if profile.platform == "gke":
-        accelerator = catalog.gke_accelerator(pool.gpu_id) if pool.gpu_id else None
-        if accelerator:
-            expressions.append({"key": "cloud.google.com/gke-accelerator", "operator": "In", "values": [accelerator]})
-        if pool.capacity_types == ("spot",):
-            expressions.append({"key": "cloud.google.com/gke-spot", "operator": "In", "values": ["true"]})
-    spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [{"matchExpressions": expressions}]}}}
-    return spec
+    return dict(sorted(selector.items()))
+
+
+def tolerations(profile: Profile, pool: NodePool) -> list[dict]:
+    """One toleration per taint key of the pool's nodes (several effects of one key: one that tolerates all)."""
+    by_key: dict[str, list] = {}
+    for t in nodes.tolerations(profile, pool):
+        by_key.setdefault(t["key"], []).append(t)
+    return [same[0] if len(same) == 1 else {"key": key, "operator": "Exists"} for key, same in by_key.items()]
 
 
 def gpu_count(profile: Profile, pool: NodePool) -> int:
-    """GPUs the component asks for: one, or on Autopilot the smallest count it allows for the accelerator."""
+    """GPUs a verification pod asks for: one, or on Autopilot the smallest count it allows for the accelerator."""
     if profile.platform != "gke-autopilot":
         return 1
     allowed = catalog.clouds()["gke"]["autopilot"]["allowedCounts"].get(catalog.gke_accelerator(pool.gpu_id) or "")
@@ -86,25 +85,39 @@ def gpu_count(profile: Profile, pool: NodePool) -> int:
 
 def component(profile: Profile, pool: NodePool, name: str, resource: str) -> dict[str, dict]:
     """File name -> document, for components/<name>/."""
+    selector = node_selector(profile, pool, resource)
     patch = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {"name": "any", "annotations": {POOL_ANNOTATION: pool.name}},
-        "spec": {"template": {"spec": pod_spec(profile, pool, resource)}},
+        "spec": {"template": {"spec": {"nodeSelector": selector}}},
     }
     cronjob = {
         "apiVersion": "batch/v1",
         "kind": "CronJob",
         "metadata": {"name": "any", "annotations": {POOL_ANNOTATION: pool.name}},
-        "spec": {"jobTemplate": {"spec": {"template": {"spec": pod_spec(profile, pool, resource)}}}},
+        "spec": {"jobTemplate": {"spec": {"template": {"spec": {"nodeSelector": selector}}}}},
     }
+    wanted = tolerations(profile, pool)
     placement = {
         "apiVersion": "gengpu.dev/v1alpha1",
         "kind": "Placement",
         "metadata": {"name": name, "annotations": LOCAL_CONFIG},
-        "spec": {"pool": pool.name, "resource": resource, "count": str(gpu_count(profile, pool))},
+        "spec": {"pool": pool.name, "resource": resource, "nodeSelector": selector, "tolerations": wanted},
     }
-    limit = f"resources.limits.[{resource}]"
+    # A strategic merge patch would replace the pod's whole tolerations list; a replacement of the list entry with
+    # the taint's key adds ours and keeps the pod's own (kustomize creates the entry when the key is missing, and
+    # copies the whole object, quoting included).
+    replacements = [{
+        "source": {"kind": "Placement", "name": name, "fieldPath": f"spec.tolerations.{i}"},
+        "targets": [
+            {"select": {"kind": POD_KINDS}, "fieldPaths": [f"spec.template.spec.tolerations.[key={t['key']}]"],
+             "options": {"create": True}},
+            {"select": {"kind": "CronJob"},
+             "fieldPaths": [f"spec.jobTemplate.spec.template.spec.tolerations.[key={t['key']}]"],
+             "options": {"create": True}},
+        ],
+    } for i, t in enumerate(wanted)]
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1alpha1",
         "kind": "Component",
@@ -113,16 +126,7 @@ def component(profile: Profile, pool: NodePool, name: str, resource: str) -> dic
             {"path": "pod-template.yaml", "target": {"kind": POD_KINDS}},
             {"path": "cronjob.yaml", "target": {"kind": "CronJob"}},
         ],
-        "replacements": [{
-            "source": {"kind": "Placement", "name": name, "fieldPath": "spec.count"},
-            "targets": [
-                {"select": {"kind": POD_KINDS}, "fieldPaths": [f"spec.template.spec.containers.0.{limit}"],
-                 "options": {"create": True}},
-                {"select": {"kind": "CronJob"},
-                 "fieldPaths": [f"spec.jobTemplate.spec.template.spec.containers.0.{limit}"],
-                 "options": {"create": True}},
-            ],
-        }],
+        **({"replacements": replacements} if replacements else {}),
     }
     return {"kustomization.yaml": kustomization, "placement.yaml": placement, "pod-template.yaml": patch,
             "cronjob.yaml": cronjob}

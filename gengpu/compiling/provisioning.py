@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 
 from gengpu import catalog
-from gengpu.cluster import mig_layout
+from gengpu.cluster import gpu_counts, mig_layout, nap_gpu_needs
 from gengpu.compiling import nodes
 from gengpu.model import NodePool, Profile
 
@@ -116,13 +116,15 @@ def eks_karpenter(profile: Profile, pool: NodePool) -> list[dict]:
         },
     }
     docs = [nodepool, nodeclass]
-    for gpus in nodes.gpu_counts(profile, pool):
+    for gpus in gpu_counts(profile, pool):
         capacity = shared_capacity(profile, pool, gpus)
         if not capacity:
             continue
         overlay_reqs = [r for r in requirements if r["key"] in (
             "karpenter.k8s.aws/instance-family", "node.kubernetes.io/instance-type")]
         overlay_reqs.append(_req("karpenter.k8s.aws/instance-gpu-count", [gpus]))
+        # only this pool's nodes share their GPUs: another pool launching the same type keeps its real capacity
+        overlay_reqs.insert(0, _req("karpenter.sh/nodepool", [pool.name]))
         docs.append({
             "apiVersion": "karpenter.sh/v1alpha1",
             "kind": "NodeOverlay",
@@ -296,10 +298,11 @@ def gke_autoprovisioning(profile: Profile) -> dict | None:
         gpu_id = catalog.resolve_gpu(model)
         accelerator = catalog.gke_accelerator(gpu_id) if gpu_id else None
         gpus[accelerator or model] = maximum
-    for pool in nap_pools:
-        accelerator = catalog.gke_accelerator(pool.gpu_id, pool.instance_types[0]) if pool.gpu_id else None
-        if accelerator and accelerator not in gpus:
-            gpus[accelerator] = pool.limits.get("gpus", 0)
+    # Pools on one accelerator share its cluster-wide limit: the sum of theirs, unless the profile names one
+    # (rules refuse a named limit below that sum, and pools with no limit at all).
+    for accelerator, (total, _, _) in nap_gpu_needs(profile).items():
+        if accelerator not in gpus and total:
+            gpus[accelerator] = total
     limits += [{"resourceType": acc, "minimum": 0, "maximum": maximum} for acc, maximum in gpus.items()]
     out = {"resourceLimits": limits}
     if profile.zones:

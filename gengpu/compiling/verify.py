@@ -6,16 +6,15 @@ not share the way its profile says.
 
 from __future__ import annotations
 
-from gengpu.cluster import mig_layout
-from gengpu.compiling import nodes
-from gengpu.compiling.placement import component_names
+from gengpu.cluster import gpu_counts, mig_layout
+from gengpu.compiling.placement import component_names, gpu_count, node_selector, tolerations
 from gengpu.model import NodePool, Profile
 
 NAMESPACE = "gengpu-verify"
 
 
 def slices_per_node(profile: Profile, pool: NodePool) -> int:
-    gpus = min(nodes.gpu_counts(profile, pool) or [1])
+    gpus = min(gpu_counts(profile, pool) or [1])
     s = pool.sharing
     if s.mode in ("time-slicing", "mps"):
         return gpus * s.replicas
@@ -32,7 +31,7 @@ def namespace() -> dict:
 
 
 def files(profile: Profile, pool: NodePool) -> dict[str, dict]:
-    component, _ = component_names(profile, pool)[0]
+    component, resource = component_names(profile, pool)[0]
     name = f"verify-{pool.name}"
     deployment = {
         "apiVersion": "apps/v1",
@@ -44,6 +43,9 @@ def files(profile: Profile, pool: NodePool) -> dict[str, dict]:
             "template": {
                 "metadata": {"labels": {"app": name}},
                 "spec": {
+                    # What the component adds, written out too: the rules read this file as it is.
+                    "nodeSelector": node_selector(profile, pool, resource),
+                    **({"tolerations": tolerations(profile, pool)} if tolerations(profile, pool) else {}),
                     # The NVIDIA container toolkit opens the GPU device nodes to the container's user.
                     "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "runAsGroup": 65534,
                                         "seccompProfile": {"type": "RuntimeDefault"}},
@@ -53,7 +55,8 @@ def files(profile: Profile, pool: NodePool) -> dict[str, dict]:
                         "command": ["/bin/bash", "-c", "--"],
                         "args": ["while true; do /cuda-samples/vectorAdd; sleep 10; done"],
                         "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
-                                      "limits": {"cpu": "500m", "memory": "256Mi"}},
+                                      "limits": {"cpu": "500m", "memory": "256Mi",
+                                                 resource: gpu_count(profile, pool)}},
                         "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
                                             "capabilities": {"drop": ["ALL"]}},
                     }],

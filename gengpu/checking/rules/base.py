@@ -25,6 +25,7 @@ from gengpu.checking.targets import (  # noqa: F401  (rule modules import their 
     GPU_CLIENTS,
     HELM_VALUES,
     KARPENTER_NODECLASS,
+    KARPENTER_NODEOVERLAY,
     KARPENTER_NODEPOOL,
     METRICS,
     MIG_PARTED_CONFIG,

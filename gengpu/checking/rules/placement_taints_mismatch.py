@@ -31,23 +31,24 @@ def check(subjects, docs, ctx=None):
     provisioned = _provisioned(docs)
     for doc in docs:
         d = doc.data if isinstance(doc.data, dict) else {}
-        pool = dig(d, "metadata", "annotations", POOL)
-        if not pool or pool not in provisioned or d.get("kind") not in ("Deployment", "CronJob"):
+        if d.get("kind") != "Placement" or not str(d.get("apiVersion", "")).startswith("gengpu.dev/"):
             continue
-        path = ("spec", "template", "spec") if d["kind"] == "Deployment" else (
-            "spec", "jobTemplate", "spec", "template", "spec")
-        tolerations = dig(d, *path, "tolerations") or []
+        pool = dig(d, "spec", "pool")
+        if not pool or pool not in provisioned:
+            continue
+        path = ("spec", "tolerations")
+        tolerations = dig(d, *path) or []
         _, taints = provisioned[pool]
         for taint in taints:
             if not tolerates(tolerations, taint):
-                yield Hit(path + ("tolerations",), f"placement for pool {pool} does not tolerate "
+                yield Hit(path, f"placement for pool {pool} does not tolerate "
                           f"{taint.key}{'=' + taint.value if taint.value else ''}:{taint.effect}, which its node "
                           "pool sets", doc=doc)
         for i, tol in enumerate(tolerations):
             if not isinstance(tol, dict) or (tol.get("key"), tol.get("value")) in PLATFORM_TAINTS:
                 continue
             if not any(tolerates([tol], t) for t in taints):
-                yield Hit(path + ("tolerations", i), f"placement for pool {pool} tolerates {tol.get('key')}, which "
+                yield Hit(path + (i,), f"placement for pool {pool} tolerates {tol.get('key')}, which "
                           "its node pool does not set", doc=doc)
 
 

@@ -62,6 +62,8 @@ def profile(c: Choices) -> dict:
                   "capacityTypes": ["on-demand"], "provisioner": PROVISIONERS[c.platform]}
     if c.platform == "gke-autopilot":
         pool["taints"] = []
+    if pool["provisioner"] == "node-auto-provisioning" and c.platform == "gke":
+        pool["limits"] = {"gpus": count * 4}  # GKE needs a maximum per accelerator: room for four nodes to start
     if c.sharing in ("time-slicing", "mps"):
         pool["sharing"] = {"mode": c.sharing, "replicas": c.replicas,
                            "failRequestsGreaterThanOne": True}

@@ -139,3 +139,22 @@ def _close(key: str, known: list[str]) -> str | None:
     lower = {k.lower(): k for k in known}
     match = difflib.get_close_matches(key.lower(), list(lower), n=1, cutoff=0.75)
     return lower[match[0]] if match else None
+
+
+def for_version(name: str, version: str) -> Chart | None:
+    """The vendored chart of that version, or of the newest vendored version before it."""
+    older = [c for c in versions(name) if catalog.version_tuple(c.version) <= catalog.version_tuple(version)]
+    return older[-1] if older else None
+
+
+def only_known(chart: Chart, values: dict, path: tuple = ()) -> dict:
+    """values without the keys this chart version does not have (Helm would ignore them)."""
+    out = {}
+    for key, value in values.items():
+        sub = path + (str(key),)
+        if str(key) not in chart.children.get(path, set()):
+            continue
+        if isinstance(value, dict) and str(key) not in FREE and sub not in chart.free and chart.children.get(sub):
+            value = only_known(chart, value, sub)
+        out[key] = value
+    return out

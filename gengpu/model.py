@@ -153,8 +153,11 @@ class Profile:
     def owns(self, component: str) -> bool:
         """True when the GPU Operator installs the driver or the toolkit."""
         choice = getattr(self.operator, component)
+        platform = catalog.platforms()[self.platform]
         if choice == "auto":
-            return not catalog.platforms()[self.platform][f"{component}Preinstalled"]
+            if component == "toolkit" and platform.get("driverSkippable") and self.operator.driver == "operator":
+                return True  # the node image's driver is skipped, and its toolkit with it
+            return not platform[f"{component}Preinstalled"]
         return choice == "operator"
 
 

@@ -106,7 +106,7 @@ def test_gke_standard_uses_googles_driver_paths():
     assert values["toolkit"]["enabled"] is True
     assert values["toolkit"]["installDir"] == "/home/kubernetes/bin/nvidia"
     assert values["hostPaths"] == {"driverInstallDir": "/home/kubernetes/bin/nvidia"}
-    assert values["cdi"] == {"enabled": True, "default": True}
+    assert values["cdi"] == {"enabled": True}  # cdi.default is no key of the chart since v25.10.0
     quota = load("gke-a100-spot", "resource-quota.yaml")
     assert quota["spec"]["scopeSelector"]["matchExpressions"][0]["values"] == [
         "system-node-critical", "system-cluster-critical"]

@@ -1,5 +1,6 @@
 """Every platform end to end: provisioning, placement components, metrics, verification, import."""
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -391,3 +392,46 @@ def test_gke_auto_provisioning_limits_add_up_per_accelerator(repo, run):
     result = run("validate", "profiles/gke-a100-spot.yaml", "--output", "json")
     assert [f["rule"] for f in json.loads(result.output)["findings"] if f["severity"] == "error"] == [
         "gke-nap-gpu-limit-missing"]
+
+
+def test_aks_with_the_operators_driver_is_microsofts_documented_setup(repo, run):
+    """driver: operator on AKS skips the node image's driver (--gpu-driver none) and lets the operator install
+    driver and toolkit; no driver-already-preinstalled finding."""
+    path = repo / "profiles" / "aks-t4-timeslicing.yaml"
+    path.write_text(path.read_text().replace("    driver: preinstalled\n    toolkit: preinstalled\n",
+                                             "    driver: operator\n"))
+    result = run("validate", "profiles/aks-t4-timeslicing.yaml", "--output", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["findings"] == []
+    assert run("build", "profiles/aks-t4-timeslicing.yaml").exit_code == 0
+    overlay = repo / "overlays" / "aks-t4-timeslicing"
+    assert "  --gpu-driver none \\" in (overlay / "aks-nodepool-t4-shared.sh").read_text().splitlines()
+    values = yaml.safe_load((overlay / "gpu-operator-values.yaml").read_text())
+    assert (values["driver"]["enabled"], values["toolkit"]["enabled"]) == (True, True)
+
+
+@pytest.mark.parametrize("version", [c.version for c in __import__("gengpu.charts").charts.versions("gpu-operator")])
+def test_every_generated_helm_value_is_a_key_of_the_pinned_chart(version):
+    """Helm silently ignores a key its chart does not have (cdi.default after v25.10.0): every key gengpu writes
+    is in the chart's values.yaml of the profile's operator version."""
+    from gengpu import charts
+    from gengpu.compiling.operator_app import helm_values
+    from gengpu.model import build_profile
+
+    chart = next(c for c in charts.versions("gpu-operator") if c.version == version)
+    checked = 0
+    for path in sorted((REPO / "profiles").glob("*.yaml")):
+        profile = build_profile(yaml.safe_load(path.read_text()), str(path))
+        if not profile.operator.enabled:
+            continue
+        profile = dataclasses.replace(profile, operator=dataclasses.replace(profile.operator, version=version))
+        stack = [((), helm_values(profile))]
+        while stack:
+            where, node = stack.pop()
+            for key, value in node.items():
+                sub = where + (key,)
+                assert key in chart.children.get(where, set()), (path.name, ".".join(sub))
+                checked += 1
+                if isinstance(value, dict) and key not in charts.FREE and sub not in chart.free:
+                    stack.append((sub, value))
+    assert checked > 50

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from gengpu import catalog
+from gengpu import catalog, charts
 from gengpu.cluster import mig_strategy
 from gengpu.compiling.sharing import DEFAULT_KEY, DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, mig_pools
 from gengpu.model import Profile
@@ -49,7 +49,9 @@ def helm_values(profile: Profile) -> dict:
     if profile.owns("driver") and profile.operator.driver_version:
         values["driver"]["version"] = profile.operator.driver_version
     platform = catalog.platforms()[profile.platform]
-    _merge(values, platform["operatorValues"])
+    # The platform's settings span chart versions (cdi.default went in v25.10.0): keep those this chart has.
+    chart = charts.for_version("gpu-operator", profile.operator.version)
+    _merge(values, charts.only_known(chart, platform["operatorValues"]) if chart else platform["operatorValues"])
     if not profile.owns("toolkit"):
         values["toolkit"] = {"enabled": False}
     values["mig"] = {"strategy": mig_strategy(profile)}

@@ -519,6 +519,14 @@ PROFILE_CASES["gke-nap-gpu-limit-missing"] = (edit(*GKE), "13:7", edit(*GKE, NAP
 PROFILE_CASES["gke-nap-gpu-limit-too-low"] = (edit(*GKE, NAP_LIMIT, NAP_CLUSTER), "28:20",
                                               edit(*GKE, NAP_LIMIT, (NAP_CLUSTER[0], NAP_CLUSTER[1].replace(": 8", ": 16"))))
 
+AKS_MANAGED = (("platform: eks", "platform: aks"), ("region: us-east-1", "region: eastus"),
+               ("zones: [us-east-1a]", "zones: []"), ("instanceTypes: [p4d.24xlarge]",
+                                                      "instanceTypes: [Standard_ND96asr_v4]"),
+               ("provisioner: karpenter", "provisioner: managed"))
+PROFILE_CASES["managed-pool-mixed-capacity"] = (
+    edit(*AKS_MANAGED, ("capacityTypes: [on-demand]", "capacityTypes: [spot, on-demand]")), "17:7",
+    edit(*AKS_MANAGED, ("capacityTypes: [on-demand]", "capacityTypes: [spot]")))
+
 STRUCTURAL = {"gke-autoprovisioning-schema", "script-syntax", "yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
               "kustomize-build", "overlay-kind-no-schema", "not-generated-file", "not-recognized",
               # tests/test_hostile.py

@@ -96,7 +96,31 @@ def karpenter_provisioner(path: str) -> tuple[dict, list[str]]:
         pool["consolidateAfter"] = "0s"
     if "weight" in spec:
         pool["weight"] = spec["weight"]
-    for key in ("ttlSecondsUntilExpired", "kubelet", "provider", "providerRef", "startupTaints", "annotations"):
+    kubelet = spec.get("kubeletConfiguration")
+    if isinstance(kubelet, dict):
+        fields = kubelet_fields()
+        kept = {k: v for k, v in kubelet.items() if k in fields}
+        if kept:
+            pool["kubelet"] = kept
+        for key in sorted(set(kubelet) - set(kept)):
+            notes.append(f"spec.kubeletConfiguration.{key} is not imported: EC2NodeClass spec.kubelet (Karpenter v1) "
+                         "has no such field")
+    for key in ("ttlSecondsUntilExpired", "provider", "providerRef", "startupTaints", "annotations"):
         if key in spec:
             notes.append(f"spec.{key} is not imported: gengpu writes its own EC2NodeClass and expireAfter 720h")
+    for key in sorted(set(spec) - IMPORTED):
+        notes.append(f"spec.{key} is not imported: the profile has no field for it")
     return {"zones": zones, "nodePools": [pool]}, notes
+
+
+# Provisioner spec keys the import reads, or names in a note of its own.
+IMPORTED = {"requirements", "taints", "labels", "limits", "ttlSecondsAfterEmpty", "consolidation", "weight",
+            "kubeletConfiguration", "ttlSecondsUntilExpired", "provider", "providerRef", "startupTaints",
+            "annotations"}
+
+
+def kubelet_fields() -> set[str]:
+    """The kubelet fields a profile takes: those of EC2NodeClass spec.kubelet."""
+    from gengpu.schemas_dir import profile_schema
+
+    return set(profile_schema()["$defs"]["nodePool"]["properties"]["kubelet"]["properties"])

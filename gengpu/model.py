@@ -58,6 +58,7 @@ class NodePool:
     consolidate_after: str = "5m"
     weight: int | None = None
     verify: bool = False
+    kubelet: dict = field(default_factory=dict)  # EC2NodeClass spec.kubelet fields
 
     @property
     def gpu_ids(self) -> tuple[str | None, ...]:
@@ -191,6 +192,7 @@ def _pool(index: int, data: dict) -> NodePool:
         consolidate_after=data.get("consolidateAfter", "5m"),
         weight=data.get("weight"),
         verify=data.get("verify", False),
+        kubelet=dict(data.get("kubelet") or {}),
     )
 
 

@@ -295,6 +295,32 @@ def test_import_classic_provisioner_keeps_its_meaning(repo, run):
     assert ours["spec"]["limits"] == {"cpu": "500"}
 
 
+def test_import_maps_kubelet_configuration_and_lists_the_rest(repo, run):
+    """A v1alpha5 kubeletConfiguration becomes the pool's kubelet (EC2NodeClass spec.kubelet); a field v1 lacks and
+    any other spec key are listed as not imported."""
+    text = PROVISIONER + ("  kubeletConfiguration:\n    maxPods: 110\n    containerRuntime: containerd\n"
+                          "    systemReserved: {cpu: 500m}\n  consolidationPolicyX: odd\n")
+    (repo / "provisioner.yaml").write_text(text)
+    result = run("import", "karpenter-provisioner", "provisioner.yaml")
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.output.splitlines() if line.startswith("# not imported")]
+    assert notes == [
+        "# not imported: spec.kubeletConfiguration.containerRuntime is not imported: EC2NodeClass spec.kubelet "
+        "(Karpenter v1) has no such field",
+        "# not imported: spec.providerRef is not imported: gengpu writes its own EC2NodeClass and expireAfter 720h",
+        "# not imported: spec.consolidationPolicyX is not imported: the profile has no field for it"]
+    imported = yaml.safe_load(result.output)
+    assert imported["nodePools"][0]["kubelet"] == {"maxPods": 110, "systemReserved": {"cpu": "500m"}}
+    profile = yaml.safe_load((repo / "profiles" / "eks-spot-ondemand.yaml").read_text())
+    profile["spec"]["nodePools"] = imported["nodePools"]
+    (repo / "profiles" / "eks-spot-ondemand.yaml").write_text(yaml.safe_dump(profile))
+    assert run("build", "profiles/eks-spot-ondemand.yaml").exit_code == 0
+    nodeclass, = by_kind(repo / "overlays" / "eks-spot-ondemand" / "nodepool-gpu.yaml", "EC2NodeClass")
+    assert nodeclass["spec"]["kubelet"] == {"maxPods": 110, "systemReserved": {"cpu": "500m"}}
+    result = run("validate", "overlays/eks-spot-ondemand", "--output", "json")
+    assert result.exit_code == 0 and json.loads(result.output)["findings"] == [], result.output
+
+
 def test_import_refuses_other_files(repo, run):
     (repo / "np.yaml").write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: x}\n")
     result = run("import", "karpenter-provisioner", "np.yaml")

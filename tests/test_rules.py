@@ -527,6 +527,10 @@ PROFILE_CASES["managed-pool-mixed-capacity"] = (
     edit(*AKS_MANAGED, ("capacityTypes: [on-demand]", "capacityTypes: [spot, on-demand]")), "17:7",
     edit(*AKS_MANAGED, ("capacityTypes: [on-demand]", "capacityTypes: [spot]")))
 
+PROFILE_CASES["kubelet-not-applied"] = (
+    edit(*AKS_MANAGED, ("capacityTypes: [on-demand]", "capacityTypes: [on-demand]\n      kubelet: {maxPods: 50}")),
+    "18:7", edit(("capacityTypes: [on-demand]", "capacityTypes: [on-demand]\n      kubelet: {maxPods: 50}")))
+
 STRUCTURAL = {"gke-autoprovisioning-schema", "script-syntax", "yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
               "kustomize-build", "overlay-kind-no-schema", "not-generated-file", "not-recognized",
               # tests/test_hostile.py

@@ -113,6 +113,7 @@ def eks_karpenter(profile: Profile, pool: NodePool) -> list[dict]:
                 "deviceName": "/dev/xvda",
                 "ebs": {"volumeSize": f"{eks.get('volumeSizeGi', 100)}Gi", "volumeType": "gp3", "encrypted": True},
             }],
+            **({"kubelet": dict(sorted(pool.kubelet.items()))} if pool.kubelet else {}),
         },
     }
     docs = [nodepool, nodeclass]

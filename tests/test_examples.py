@@ -133,9 +133,25 @@ def test_every_generated_file_has_the_header(path):
     assert text.startswith(f"{HEADER_MARK}profiles/{profile}.yaml.\n# Do not edit:")
 
 
-def test_gke_application_brings_googles_driver_installer():
+def test_gke_driver_has_one_owner_per_path(repo, run):
+    """Auto-provisioned pools get GKE's driver from their ComputeClass, so no installer is synced; a managed pool
+    (GKE's driver disabled) gets Google's installer at the pinned commit, which skips nodes with GKE's driver."""
     app = yaml.safe_load((OVERLAYS.parent / "argocd" / "applications" / "gke-a100-spot.yaml").read_text())
+    assert [s.get("chart") or s.get("path") or s.get("ref") for s in app["spec"]["sources"]] == [
+        "gpu-operator", "overlays/gke-a100-spot", "values"]
+    cc = yaml.safe_load((OVERLAYS / "gke-a100-spot" / "computeclass-a100-spot.yaml").read_text())
+    assert {p["gpu"]["driverVersion"] for p in cc["spec"]["priorities"]} == {"default"}
+
+    path = repo / "profiles" / "gke-a100-spot.yaml"
+    profile = yaml.safe_load(path.read_text())
+    profile["spec"]["nodePools"][0]["provisioner"] = "managed"
+    profile["spec"]["nodePools"][0]["labels"] = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
+    path.write_text(yaml.safe_dump(profile))
+    assert run("build", "profiles/gke-a100-spot.yaml").exit_code == 0
+    app = yaml.safe_load((repo / "argocd" / "applications" / "gke-a100-spot.yaml").read_text())
     assert app["spec"]["sources"][-1] == {
         "repoURL": "https://github.com/GoogleCloudPlatform/container-engine-accelerators.git",
-        "targetRevision": "master", "path": "nvidia-driver-installer/cos",
+        "targetRevision": "992db81257553607f1477945f1b3219632991829", "path": "nvidia-driver-installer/cos",
         "directory": {"include": "daemonset-preloaded.yaml"}}
+    script = (repo / "overlays" / "gke-a100-spot" / "gke-nodepool-a100-spot.sh").read_text()
+    assert "gpu-driver-version=disabled" in script

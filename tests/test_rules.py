@@ -531,6 +531,11 @@ PROFILE_CASES["kubelet-not-applied"] = (
     edit(*AKS_MANAGED, ("capacityTypes: [on-demand]", "capacityTypes: [on-demand]\n      kubelet: {maxPods: 50}")),
     "18:7", edit(("capacityTypes: [on-demand]", "capacityTypes: [on-demand]\n      kubelet: {maxPods: 50}")))
 
+PROFILE_CASES["gke-driver-installer-unpinned"] = (
+    edit(*GKE, NAP_LIMIT, ("  argocd:\n", "  gke:\n    driverInstallerRevision: master\n  argocd:\n")), "26:30",
+    edit(*GKE, NAP_LIMIT, ("  argocd:\n", "  gke:\n    driverInstallerRevision: "
+                                            "992db81257553607f1477945f1b3219632991829\n  argocd:\n")))
+
 STRUCTURAL = {"gke-autoprovisioning-schema", "script-syntax", "yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
               "kustomize-build", "overlay-kind-no-schema", "not-generated-file", "not-recognized",
               # tests/test_hostile.py

@@ -21,7 +21,6 @@ from gengpu.model import Profile
 CLUSTER_FILE = "gengpu-cluster.yaml"  # per overlay: the ApplicationSet's parameters
 # On GKE, the node label that turns GKE's device plugin off also stops its driver install: the
 # GPU Operator then relies on Google's driver installer DaemonSet (NVIDIA gpu-operator/google-gke.rst).
-GKE_DRIVER_INSTALLER = "https://github.com/GoogleCloudPlatform/container-engine-accelerators.git"
 SYNC_OPTIONS = [
     # ClusterPolicy's CRD is too large for client-side apply's last-applied annotation.
     "ServerSideApply=true",
@@ -54,11 +53,19 @@ def _chart_source(version: str, repo_url: str, values_path: str) -> dict:
 
 
 def driver_installer(profile: Profile) -> dict | None:
-    """The source that installs Google's NVIDIA driver on GKE nodes run by the GPU Operator."""
+    """The source that installs Google's NVIDIA driver on GKE nodes run by the GPU Operator.
+
+    One owner of the driver per GKE path: managed pools are created with GKE's driver disabled, so this installer
+    (pinned) installs it; auto-provisioned pools get GKE's own driver from their ComputeClass (driverVersion), and
+    the installer skips their nodes (they carry cloud.google.com/gke-gpu-driver-version). Only managed pools need it.
+    """
     if profile.platform != "gke" or not profile.operator.enabled or profile.owns("driver"):
         return None
+    if not any(pool.provisioner == "managed" for pool in profile.node_pools):
+        return None
+    pinned = catalog.software()["gkeDriverInstaller"]
     image = profile.gke.get("imageType", "COS").lower()
-    return {"repoURL": GKE_DRIVER_INSTALLER, "targetRevision": profile.gke.get("driverInstallerRevision", "master"),
+    return {"repoURL": pinned["repoURL"], "targetRevision": profile.gke.get("driverInstallerRevision", pinned["commit"]),
             "path": f"nvidia-driver-installer/{image}", "directory": {"include": "daemonset-preloaded.yaml"}}
 
 
@@ -163,7 +170,7 @@ def applicationset(profile: Profile) -> dict:
             # Destination and sources depend on each cluster's parameters (operator or not, server or name).
             "templatePatch": _PATCH % {"chart_repo": chart["repoURL"], "chart": chart["name"], "values": VALUES_FILE,
                                        "repo": argo.repo_url, "revision": argo.revision,
-                                       "installer": GKE_DRIVER_INSTALLER},
+                                       "installer": catalog.software()["gkeDriverInstaller"]["repoURL"]},
         },
     }
 

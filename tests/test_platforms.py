@@ -3,7 +3,9 @@
 import dataclasses
 import json
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -461,3 +463,25 @@ def test_every_generated_helm_value_is_a_key_of_the_pinned_chart(version):
                 if isinstance(value, dict) and key not in charts.FREE and sub not in chart.free:
                     stack.append((sub, value))
     assert checked > 50
+
+
+def test_a_type_the_region_lacks_names_the_nearest_regions_that_have_it(repo, run):
+    path = repo / "profiles" / "aks-t4-timeslicing.yaml"
+    profile = yaml.safe_load(path.read_text())
+    profile["spec"]["region"] = "northeurope"
+    profile["spec"]["nodePools"][0]["instanceTypes"] = ["Standard_ND96asr_v4"]
+    profile["spec"]["nodePools"][0]["gpu"] = "A100-40GB"
+    profile["spec"]["nodePools"][0]["gpusPerNode"] = 8
+    path.write_text(yaml.safe_dump(profile))
+    result = run("validate", "profiles/aks-t4-timeslicing.yaml", "--output", "json")
+    found = [f["message"] for f in json.loads(result.output)["findings"] if f["rule"] == "instance-type-not-in-region"]
+    assert found == ["nodePools[0].instanceTypes[0] Standard_ND96asr_v4 is not offered in northeurope; nearest that "
+                     "do: westeurope, italynorth, eastus, southcentralus"]
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="scripts/sync-regions reads a Go module")
+def test_the_region_table_is_what_its_sources_say():
+    """gengpu/data/regions.yaml is scripts/sync-regions' output from its pinned sources, unedited."""
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "sync-regions"), "--check"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -96,9 +96,9 @@ def test_gke_auto_provisioning_file_and_compute_class():
         "resourceLimits": [
             {"resourceType": "cpu", "minimum": 0, "maximum": 1000},
             {"resourceType": "memory", "minimum": 0, "maximum": 10000},
-            {"resourceType": "nvidia-tesla-t4", "minimum": 0, "maximum": 8},
-            {"resourceType": "nvidia-tesla-v100", "minimum": 0, "maximum": 8},
-            {"resourceType": "nvidia-tesla-a100", "minimum": 0, "maximum": 16},
+            {"resourceType": "nvidia-tesla-t4", "minimum": 0, "maximum": 4},
+            {"resourceType": "nvidia-tesla-v100", "minimum": 0, "maximum": 4},
+            {"resourceType": "nvidia-tesla-a100", "minimum": 0, "maximum": 4},
         ],
         "autoprovisioningLocations": ["us-central1-c"],
         "management": {"autoRepair": True, "autoUpgrade": True},

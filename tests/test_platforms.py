@@ -475,8 +475,29 @@ def test_a_type_the_region_lacks_names_the_nearest_regions_that_have_it(repo, ru
     path.write_text(yaml.safe_dump(profile))
     result = run("validate", "profiles/aks-t4-timeslicing.yaml", "--output", "json")
     found = [f["message"] for f in json.loads(result.output)["findings"] if f["rule"] == "instance-type-not-in-region"]
-    assert found == ["nodePools[0].instanceTypes[0] Standard_ND96asr_v4 is not offered in northeurope; nearest that "
-                     "do: westeurope, italynorth, eastus, southcentralus"]
+    assert found == ["nodePools[0].instanceTypes: northeurope offers none of Standard_ND96asr_v4; nearest regions "
+                     "that do: westeurope, italynorth, eastus, southcentralus"]
+
+
+def test_p5e_in_cape_town_names_where_h200s_are(repo, run):
+    """The issue's case: af-south-1 has no p5e; Europe is Africa's neighbour in gengpu's geographies."""
+    path = repo / "profiles" / "eks-l4-mps.yaml"
+    profile = yaml.safe_load(path.read_text())
+    profile["spec"]["region"] = "af-south-1"
+    pool = profile["spec"]["nodePools"][0]
+    pool.update({"gpu": "H200-141GB", "gpusPerNode": 8, "instanceTypes": ["p5e.48xlarge"]})
+    path.write_text(yaml.safe_dump(profile))
+    result = run("validate", "profiles/eks-l4-mps.yaml", "--output", "json")
+    found = [f["message"] for f in json.loads(result.output)["findings"] if f["rule"] == "instance-type-not-in-region"]
+    assert found == ["nodePools[0].instanceTypes: af-south-1 offers none of p5e.48xlarge; nearest regions that do: "
+                     "eu-north-1, eu-west-2, ap-southeast-2, ap-southeast-3"]
+    # a pool of several families needs only one the region has (Karpenter picks among them)
+    pool["instanceTypes"] = ["p5e.48xlarge", "g4dn.12xlarge"]
+    pool.update({"gpu": ["H200-141GB", "T4"], "gpusPerNode": None})
+    del pool["gpusPerNode"]
+    path.write_text(yaml.safe_dump(profile))
+    result = run("validate", "profiles/eks-l4-mps.yaml", "--output", "json")
+    assert [f for f in json.loads(result.output)["findings"] if f["rule"] == "instance-type-not-in-region"] == []
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="scripts/sync-regions reads a Go module")

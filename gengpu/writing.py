@@ -246,7 +246,7 @@ def apply(plans: list[OverlayPlan], base: Path, journal_dir: Path) -> None:
     if not plans:
         return
     journal = journal_dir / JOURNAL
-    renames, deletes, folders = [], [], []
+    renames, deletes, folders, prune = [], [], [], []
     created = [] if journal_dir.exists() else [_rel(journal_dir, base)]
     try:
         journal_dir.mkdir(parents=True, exist_ok=True)
@@ -261,6 +261,8 @@ def apply(plans: list[OverlayPlan], base: Path, journal_dir: Path) -> None:
                         created.append(_rel(parent, base))
                 renames.append((_rel(_tmp(target), base), _rel(target, base)))
             deletes += [_rel(plan.folder / rel, base) for rel in plan.extra]
+            # folders inside the overlay that held only files gengpu deletes now (a MIG profile's component)
+            prune += [_rel(plan.folder / p, base) for rel in plan.extra for p in _parents(rel)]
             if plan.removes_folder:
                 folders.append(_rel(plan.folder, base))
         _save(journal, {"state": "prepare", "created": sorted(set(created)), "renames": renames})
@@ -274,7 +276,7 @@ def apply(plans: list[OverlayPlan], base: Path, journal_dir: Path) -> None:
                 _write_new(tmp, plan.desired[rel], plan.desired[rel].startswith("#!"))
         # Commit point: from here on the next build finishes the work.
         _save(journal, {"state": "commit", "created": sorted(set(created)), "renames": renames,
-                        "deletes": deletes, "folders": folders})
+                        "deletes": deletes, "folders": folders, "prune": sorted(set(prune), key=len, reverse=True)})
     except OSError as exc:
         _roll_back(base, journal)
         raise UsageError(f"cannot write {exc.filename or 'the overlays'}: {exc.strerror}; nothing was changed") from exc
@@ -301,6 +303,11 @@ def _redo(base: Path, journal: Path) -> None:
         text = _read(path) if path.is_file() and not path.is_symlink() else None
         if text is not None and is_generated(text):
             path.unlink()
+    for rel in data.get("prune", []):
+        try:
+            (base / rel).rmdir()  # only when empty: a file of the user's keeps its folder
+        except OSError:
+            pass
     for rel in data["folders"]:
         _remove_empty(base / rel)
     journal.unlink()

@@ -107,3 +107,21 @@ def test_a_pods_own_toleration_of_the_pool_taint_is_made_valid(tmp_path):
     tolerations = yaml.safe_load(out)["spec"]["template"]["spec"]["tolerations"]
     assert [t for t in tolerations if t["key"] == key] == [
         next(t for t in spec["tolerations"] if t["key"] == key)]
+
+
+def test_fixture_pools_are_pinned_apart_and_mig_components_name_their_profile(repo, run):
+    """Two GKE pools of one accelerator (a managed and an auto-provisioned one) get different selectors; a mixed MIG
+    layout of a single profile still names its component <pool>-<profile>, as the README says."""
+    fixtures = REPO / "tests" / "fixtures" / "profiles"
+    shutil.copy(fixtures / "gke-driver-paths.yaml", repo / "profiles")
+    path = repo / "profiles" / "eks-h100-mig.yaml"
+    profile = yaml.safe_load(path.read_text())
+    profile["spec"]["nodePools"][0]["sharing"]["mig"]["layout"] = {"7g.80gb": 1}
+    path.write_text(yaml.safe_dump(profile))
+    assert run("build").exit_code == 0
+    specs = [yaml.safe_load((c / "placement.yaml").read_text())["spec"]
+             for c in sorted((repo / "overlays" / "gke-driver-paths" / "components").iterdir())]
+    assert [(s["pool"], s["nodeSelector"]) for s in specs] == [
+        ("l4-managed", {"cloud.google.com/gke-accelerator": "nvidia-l4", "gengpu.dev/pool": "l4-managed"}),
+        ("l4-nap", {"cloud.google.com/compute-class": "l4-nap"})]
+    assert [c.name for c in (repo / "overlays" / "eks-h100-mig" / "components").iterdir()] == ["h100-mig-7g.80gb"]

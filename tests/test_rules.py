@@ -541,6 +541,12 @@ PROFILE_CASES["gke-driver-installer-unpinned"] = (
 PROFILE_CASES["instance-type-not-in-region"] = (
     edit(*AKS_MANAGED, ("region: eastus", "region: northeurope")), "16:7", edit(*AKS_MANAGED))
 
+PROFILE_CASES["autopilot-machine-type-not-pinned"] = (
+    edit(*AUTOPILOT[:5], ("gpu: A100-40GB", "gpu: H100-80GB"), ("gpusPerNode: 8", "gpusPerNode: 8"),
+         ("instanceTypes: [p4d.24xlarge]", "instanceTypes: [a3-edgegpu-8g]")), "16:23",
+    edit(*AUTOPILOT[:5], ("gpu: A100-40GB", "gpu: H200-141GB"),
+         ("instanceTypes: [p4d.24xlarge]", "instanceTypes: [a3-ultragpu-8g]")))
+
 STRUCTURAL = {"gke-autoprovisioning-schema", "script-syntax", "yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
               "kustomize-build", "overlay-kind-no-schema", "not-generated-file", "not-recognized",
               # tests/test_hostile.py

@@ -12,11 +12,16 @@ def check(profile, ctx=None):
         gpu = catalog.resolve_gpu(spec.get("gpu", "")) if spec.get("gpu") else None
         return (spec.get("accelerator") or (catalog.gke_accelerator(gpu) if gpu else None), spec.get("gpus"))
 
+    def series(name):
+        return name.rsplit("-", 1)[0]
+
     for pool in profile.node_pools:
         for i, name in enumerate(pool.instance_types):
             if name not in machines or shape(name)[0] is None:
                 continue
-            twins = sorted(m for m in machines if m != name and shape(m) == shape(name))
+            # same GPUs in another machine series (a3-edgegpu vs a3-highgpu); sizes of one series (g2-standard-8,
+            # -16) differ only in CPU and memory, which Autopilot sizes from the pod's requests
+            twins = sorted(m for m in machines if series(m) != series(name) and shape(m) == shape(name))
             if twins:
                 accelerator, count = shape(name)
                 yield Hit(pool_path(pool, "instanceTypes", i),

@@ -159,3 +159,29 @@ def test_files_beside_the_overlay_are_checked_too(repo, run):
         "overlays/gke-a100-spot/gke-autoprovisioning.yaml:28:1: error gke-autoprovisioning-schema unknown field "
         "'autoprovisioning'",
     ]
+
+
+def test_kubectls_kustomize_is_called_as_kubectl_calls_it(tmp_path, monkeypatch):
+    """Without kustomize, gengpu falls back to `kubectl kustomize DIR` (kubectl has no `build` verb and refuses one:
+    "error: specify one path to kustomization.yaml"). kubectl is not installed here: a stand-in with kubectl's
+    argument rules runs the real kustomize."""
+    from gengpu.rendering import render, tools
+
+    shim = tmp_path / "path" / "kubectl"
+    shim.parent.mkdir()
+    shim.write_text(f"""#!/usr/bin/env bash
+if [ "$1" = version ]; then echo "Client Version: v1.35.0"; echo "Kustomize Version: v5.7.1"; exit 0; fi
+if [ "$1" != kustomize ] || [ $# -ne 2 ]; then echo "error: specify one path to kustomization.yaml" >&2; exit 1; fi
+exec {REPO / "bin" / "kustomize"} build "$2"
+""")
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", str(shim.parent) + ":/usr/bin:/bin")
+    monkeypatch.delenv("GENGPU_KUSTOMIZE", raising=False)
+    monkeypatch.setattr(tools, "_bin_dirs", lambda: [])
+    overlay = REPO / "overlays" / "eks-l4-mps" / "verify" / "l4-mps"
+    out, findings = render.kustomize_build(overlay, "verify")
+    assert findings == []
+    real = subprocess.run([str(REPO / "bin" / "kustomize"), "build", str(overlay)], capture_output=True, text=True,
+                          check=True).stdout
+    assert out == real
+    assert "Kustomize Version: v5.7.1" in tools.version(tools.find("kustomize"))

@@ -43,7 +43,7 @@ def kubernetes_version(overlay: Path, default: str | None, files: Files | None =
 
 def kustomize_build(overlay: Path, display: str) -> tuple[str | None, list[Finding]]:
     tool = tools.find("kustomize")
-    cmd = [*tool.argv, "build", str(overlay)]
+    cmd = tool.build(overlay)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
     if proc.returncode != 0:
         # kustomize's first line says what failed; later lines dump node contents.

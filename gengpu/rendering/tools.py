@@ -31,6 +31,14 @@ class Tool:
     name: str
     argv: tuple[str, ...]  # the command that runs it (kubectl kustomize is two words)
 
+    @property
+    def via_kubectl(self) -> bool:
+        return len(self.argv) == 2 and self.argv[1] == "kustomize"
+
+    def build(self, folder) -> list[str]:
+        """`kustomize build DIR`, or `kubectl kustomize DIR` (kubectl takes no build verb)."""
+        return [*self.argv, str(folder)] if self.via_kubectl else [*self.argv, "build", str(folder)]
+
 
 def _bin_dirs() -> list[Path]:
     dirs = [Path.cwd() / "bin"]
@@ -66,11 +74,12 @@ def find(name: str) -> Tool:
 
 
 def version(tool: Tool) -> str:
-    args = ["version"] if tool.name == "kustomize" and tool.argv[-1] != "kustomize" else ["-v"]
-    if tool.argv[-1] == "kustomize" and len(tool.argv) == 2:
-        args = ["version", "--client"]
+    if tool.via_kubectl:
+        cmd = [tool.argv[0], "version", "--client"]  # kubectl's own version names the kustomize it embeds
+    else:
+        cmd = [*tool.argv, "version" if tool.name == "kustomize" else "-v"]
     try:
-        out = subprocess.run([*tool.argv, *args], capture_output=True, text=True, timeout=30)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     except OSError as exc:
         raise UsageError(f"cannot run {tool.name}: {exc}") from exc
     return (out.stdout or out.stderr).strip()

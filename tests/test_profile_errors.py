@@ -30,7 +30,9 @@ CASES = [
     ("wrong-type-string-for-int", ("gpusPerNode: 8", "gpusPerNode: eight"),
      ["12:20: error profile-schema 'spec.nodePools[0].gpusPerNode': 'eight' is not of type 'integer'"]),
     ("unquoted-version", ('kubernetesVersion: "1.33"', "kubernetesVersion: 1.33"),
-     ["8:22: error profile-schema 'spec.kubernetesVersion': 1.33 is not of type 'string'"]),
+     ["8:22: error profile-schema 'spec.kubernetesVersion': 1.33 is read as a number, but a string is expected"]),
+    ("unquoted-version-trailing-zero", ('kubernetesVersion: "1.33"', "kubernetesVersion: 1.30"),
+     ["8:22: error profile-schema 'spec.kubernetesVersion': 1.30 is read as a number, but a string is expected"]),
     ("unknown-key-typo", ("      gpusPerNode: 8", "      gpuPerNode: 8"),
      ["12:7: error profile-schema unknown field 'spec.nodePools[0].gpuPerNode'"]),
     ("unknown-top-level-key", ("kind: GPUProfile", "kind: GPUProfile\nstatus: {}"),
@@ -62,6 +64,16 @@ CASES = [
       "10:3: error profile-schema unknown field 'spec.nodePoolz'"]),
     ("syntax-error", ("      instanceTypes: [p4d.24xlarge]", "      instanceTypes: [p4d.24xlarge"),
      ["14:14: error yaml-syntax invalid YAML: while parsing a flow sequence: did not find expected ',' or ']'"]),
+    ("region-of-another-cloud", ("  region: us-east-1", "  region: eastus"),
+     ["7:11: error region-format-mismatch spec.region 'eastus' is not a region name of Amazon EKS (like "
+      "ap-south-1)",
+      "15:15: warning shared-gpu-multi-request nodePools[0] time-slices without failRequestsGreaterThanOne: a "
+      "container asking for 2 shared GPUs may get two slices of the same GPU"]),
+    ("mig-layout-too-big", ("        mode: time-slicing\n        replicas: 4\n",
+                            "        mode: mig\n        mig:\n          strategy: mixed\n          layout:\n"
+                            "            3g.20gb: 3\n"),
+     ["19:13: error mig-layout-invalid nodePools[0].sharing.mig.layout: 3 x 3g.20gb exceeds the maximum of 2 on "
+      "A100-40GB (the layouts it can hold: `gengpu mig layouts A100-40GB`)"]),
     ("two-documents", None,
      ["1:1: error profile-schema a profile file holds exactly one document of kind GPUProfile"]),
 ]
@@ -102,9 +114,15 @@ def test_fix_hints_are_specific(tmp_path, run):
     result = run("validate", "typo.yaml", "unquoted.yaml", "--output", "json", cwd=tmp_path)
     report = json.loads(result.output)
     fixes = {f["file"]: f["fix"] for f in report["findings"]}
-    assert fixes["typo.yaml"].startswith("remove it or fix its spelling; allowed here: capacityTypes, consolidateAfter, consolidationPolicy, cudaVersion, gpu, gpusPerNode")
+    assert fixes["typo.yaml"].startswith("did you mean gpusPerNode? remove it or fix its spelling; allowed here: "
+                                         "capacityTypes, consolidateAfter, consolidationPolicy, cudaVersion, gpu, "
+                                         "gpusPerNode")
     assert fixes["unquoted.yaml"] == 'quote the value: "1.33"'
     assert report["summary"] == {"error": 2, "warning": 0, "info": 0}
+    # YAML reads 1.30 as 1.3: the fix quotes what the file says, not another version
+    write(tmp_path, "thirty", ('kubernetesVersion: "1.33"', "kubernetesVersion: 1.30"))
+    result = run("validate", "thirty.yaml", "--output", "json", cwd=tmp_path)
+    assert [f["fix"] for f in json.loads(result.output)["findings"]] == ['quote the value: "1.30"']
 
 
 def test_one_bad_file_does_not_hide_the_others(tmp_path, run):

@@ -20,7 +20,8 @@ def _allowed_keys(schema: dict) -> list[str]:
     return sorted(schema.get("properties", {}))
 
 
-def _fix_for(error) -> str:
+def _fix_for(error, written: str | None = None) -> str:
+    """written: the value as the file spells it (YAML reads 1.30 as the number 1.3)."""
     v, schema = error.validator, error.schema
     if v == "enum":
         return "use one of: " + ", ".join(map(str, error.validator_value))
@@ -28,14 +29,18 @@ def _fix_for(error) -> str:
         return f"set it to {error.validator_value}"
     if v == "type":
         if error.validator_value == "string" and isinstance(error.instance, (int, float)):
-            return f'quote the value: "{error.instance}"'
+            return f'quote the value: "{written if written is not None else error.instance}"'
         return f"give a value of type {error.validator_value}"
     if v == "pattern":
         return f"match the pattern {error.validator_value}"
     if v == "required":
         return "add the missing field"
     if v == "additionalProperties":
-        return "remove it or fix its spelling; allowed here: " + ", ".join(_allowed_keys(schema))
+        import difflib
+
+        close = difflib.get_close_matches(written or "", _allowed_keys(schema), n=1, cutoff=0.75)
+        return (f"did you mean {close[0]}? " if close else "") + "remove it or fix its spelling; allowed here: " + \
+            ", ".join(_allowed_keys(schema))
     if v == "minimum":
         return f"use {error.validator_value} or more"
     if v == "maximum":
@@ -127,7 +132,7 @@ def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, un
                 kpath = path + (extra,)
                 line, col = doc.position(kpath, key=True)
                 findings.append(Finding(doc.file, line, col, "error", unknown_rule or rule,
-                                        _message(error, kpath), _fix_for(error)))
+                                        _message(error, kpath), _fix_for(error, str(extra))))
             continue
         if error.schema is False:
             # jsonschema leaves the property out of a false-schema error's path: find it by its value.
@@ -142,5 +147,9 @@ def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, un
                                     f"'{_dotted(path)}' is not allowed with this sharing mode", "remove it"))
             continue
         line, col = doc.position(path, key=error.validator == "required")
-        findings.append(Finding(doc.file, line, col, "error", rule, _message(error, path), _fix_for(error)))
+        written = doc.written(path) if error.validator == "type" and doc.node is not None else None
+        message = _message(error, path)
+        if written is not None and isinstance(error.instance, (int, float)) and error.validator_value == "string":
+            message = f"'{_dotted(path)}': {written} is read as a number, but a string is expected"
+        findings.append(Finding(doc.file, line, col, "error", rule, message, _fix_for(error, written)))
     return [f for f in findings if f.rule not in suppressed]

@@ -83,6 +83,17 @@ class Document:
         return (mark.line + 1 + self.line_shift, mark.column + 1 + self.col_shift)
 
 
+    def written(self, path) -> str | None:
+        """The scalar at path as the file spells it (1.30, not the float 1.3), or None."""
+        node = self.node
+        for part in tuple(path):
+            child = _child(node, part)
+            if child is None:
+                return None
+            node = child[1]
+        return node.value if isinstance(node, ScalarNode) else None
+
+
 def _child(node, part):
     """(key node or item node, value node) one step down, following merge keys; None when absent."""
     if isinstance(node, SequenceNode):

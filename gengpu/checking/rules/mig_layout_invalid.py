@@ -17,7 +17,8 @@ def check(profile, ctx=None):
         verdict = mig.check_layout(pool.gpu_id, m.layout)
         for profile_name, reason in verdict.problems:
             path = pool_path(pool, "sharing", "mig", "layout", *([profile_name] if profile_name else []))
-            yield Hit(path, f"nodePools[{pool.index}].sharing.mig.layout: {reason}", key=bool(profile_name))
+            yield Hit(path, f"nodePools[{pool.index}].sharing.mig.layout: {reason} (the layouts it can hold: "
+                            f"`gengpu mig layouts {pool.gpu_id}`)", key=bool(profile_name))
 
 
 RULE = Rule(

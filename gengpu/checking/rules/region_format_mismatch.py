@@ -13,7 +13,8 @@ def _table(platform):
 def check(profile, ctx=None):
     table = _table(profile.platform)
     if not re.match(table["region"], profile.region):
-        yield Hit(("spec", "region"), f"spec.region '{profile.region}' is not a {profile.platform} region name "
+        yield Hit(("spec", "region"), f"spec.region '{profile.region}' is not a region name of "
+                                      f"{catalog.platforms()[profile.platform]['title']} "
                                       f"(like {_EXAMPLES[profile.platform]})")
         return
     zone = table["zone"].replace("{region}", re.escape(profile.region))

@@ -490,15 +490,30 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, hooks_repo
         name=name or ("".join(ch if ch.isalnum() else "-" for ch in default_name).strip("-") or "gpu-cluster"),
         repo_url=repo_url, hooks_repo=hooks_repo or scaffolding.DEFAULT_HOOKS_REPO,
         hooks_rev=hooks_rev or scaffolding.DEFAULT_HOOKS_REV)
+    scaffolding.refuse_existing(target, choices)
+    # Build the scaffold in a scratch folder first: a profile that fails gengpu's own checks leaves nothing behind.
+    import dataclasses
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="gengpu-init-") as scratch:
+        stage = Path(scratch) / target.name
+        scaffolding.write(stage, choices)
+        trial = pipeline.build(sorted(str(p) for p in (stage / "profiles").glob("*.yaml")), stage / "overlays",
+                               check=False, full=True, cache=False)
+        problems = trial.findings if trial.blocked else [
+            f for f in pipeline.validate([str(stage / "profiles"), *map(str, (stage / "overlays").iterdir()),
+                                          str(stage / "argocd")], cache=False).findings if f.is_error]
+        if problems:
+            from gengpu import reporting
+
+            shown = [dataclasses.replace(f, file=f.file.replace(str(stage), pipeline.display(target)))
+                     for f in problems]
+            click.echo(reporting.text(shown), err=True)
+            raise UsageError("the profile these choices make does not pass gengpu's checks; nothing was written")
     target.mkdir(parents=True, exist_ok=True)
     written = scaffolding.write(target, choices)
     result = pipeline.build(sorted(str(p) for p in (target / "profiles").glob("*.yaml")), target / "overlays",
                             check=False, full=True, cache=False)
-    if result.blocked:
-        from gengpu import reporting
-
-        click.echo(reporting.text(result.findings), err=True)
-        raise UsageError("the new profile does not pass gengpu's checks; nothing more was written")
     for rel in written:
         click.echo(f"wrote {pipeline.display(target / rel)}")
     for plan in result.plans:

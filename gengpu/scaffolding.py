@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gengpu import catalog
+from gengpu import catalog, mig
 from gengpu.compiling.yamltext import dump
 from gengpu.findings import UsageError
 from gengpu.schemas_dir import schemas_path
@@ -37,7 +37,9 @@ def _instance(platform: str, gpu_id: str) -> tuple[str, int]:
                 size, count = min(spec["sizes"].items(), key=lambda kv: (kv[1], kv[0] != "xlarge"))
                 return f"{family}.{size}", count
     elif platform in ("gke", "gke-autopilot"):
-        for machine, spec in clouds["gke"]["machineTypes"].items():
+        # a machine type sold on demand first (A3 High 1g/2g/4g are Spot-only); the spot ones after
+        machines = sorted(clouds["gke"]["machineTypes"].items(), key=lambda kv: bool(kv[1].get("spotOnly")))
+        for machine, spec in machines:
             if spec["gpu"] == gpu_id:
                 return machine, spec["gpus"]
         if gpu_id in clouds["gke"]["attachable"]["gpus"]:
@@ -58,8 +60,9 @@ def profile(c: Choices) -> dict:
     if c.platform == "gke-autopilot":
         allowed = catalog.clouds()["gke"]["autopilot"]["allowedCounts"].get(catalog.gke_accelerator(gpu_id), [1])
         count = count if count in allowed else allowed[0]
+    spot_only = (catalog.instance_type(c.platform, instance) or {}).get("spotOnly")
     pool: dict = {"name": "gpu", "gpu": gpu_id, "gpusPerNode": count, "instanceTypes": [instance],
-                  "capacityTypes": ["on-demand"], "provisioner": PROVISIONERS[c.platform]}
+                  "capacityTypes": ["spot"] if spot_only else ["on-demand"], "provisioner": PROVISIONERS[c.platform]}
     if c.platform == "gke-autopilot":
         pool["taints"] = []
     if pool["provisioner"] == "node-auto-provisioning" and c.platform == "gke":
@@ -71,6 +74,10 @@ def profile(c: Choices) -> dict:
         if not catalog.gpus()[gpu_id].get("mig"):
             raise UsageError(f"{gpu_id} does not support MIG; choose time-slicing or mps")
         pool["sharing"] = {"mode": "mig", "mig": {"strategy": "mixed", "preset": "all-balanced"}}
+        if c.platform == "gke-autopilot":
+            # GKE's own MIG gives a node one partition size: every GPU split into its smallest instances
+            smallest = next(iter(mig.profiles(gpu_id)))
+            pool["sharing"]["mig"] = {"strategy": "single", "preset": f"all-{smallest.replace('+', '.')}"}
     operator = {"enabled": False} if c.platform == "gke-autopilot" else {"version": catalog.operator()["default"]}
     if c.platform == "gke" and pool["provisioner"] != "node-auto-provisioning":
         pool["labels"] = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
@@ -117,12 +124,17 @@ def files(c: Choices) -> dict[str, str]:
     }
 
 
+def refuse_existing(target: Path, c: Choices) -> None:
+    """gengpu init writes only new files."""
+    existing = sorted(rel for rel in files(c) if (target / rel).exists())
+    if existing:
+        raise UsageError(f"{target} already has {', '.join(existing)}; gengpu init writes only new files")
+
+
 def write(target: Path, c: Choices) -> list[str]:
     """Write the scaffold; refuse to touch any file that exists already."""
     content = files(c)
-    existing = sorted(rel for rel in content if (target / rel).exists())
-    if existing:
-        raise UsageError(f"{target} already has {', '.join(existing)}; gengpu init writes only new files")
+    refuse_existing(target, c)
     for rel, text in content.items():
         path = target / rel
         path.parent.mkdir(parents=True, exist_ok=True)

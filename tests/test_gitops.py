@@ -1,5 +1,6 @@
 """The GitOps workflow: init scaffolds, the CI jobs, and the user's extension point in an overlay."""
 
+import json
 import os
 import subprocess
 import sys
@@ -123,3 +124,23 @@ def test_the_local_component_is_the_users_extension_point(repo, run):
     assert run("build").exit_code == 0
     assert (local / "kustomization.yaml").read_text().endswith("team: ml-platform\n")
     assert run("validate", "overlays/eks-l4-mps").exit_code == 0
+
+
+MATRIX = [(p, g, s) for p in ("eks", "aks", "gke", "gke-autopilot") for g in ("T4", "L4", "A100-80GB", "H100-80GB")
+          for s in ("none", "time-slicing", "mps", "mig")]
+
+
+@pytest.mark.parametrize("platform,gpu,sharing", MATRIX, ids=["-".join(m) for m in MATRIX])
+def test_init_writes_a_repo_that_passes_its_checks_or_nothing(tmp_path, run, platform, gpu, sharing):
+    """Every platform x GPU x sharing mode: a repository whose validate finds no error, or no file at all."""
+    result = run("init", "Über-cluster", "--platform", platform, "--gpu", gpu, "--sharing", sharing,
+                 "--repo-url", "https://github.com/example/gpu.git", cwd=tmp_path)
+    target = tmp_path / "Über-cluster"
+    if result.exit_code != 0:
+        assert result.exit_code == 2, result.output
+        assert not target.exists() or not any(target.iterdir()), result.output
+        assert "Traceback" not in result.output
+        return
+    checked = run("validate", "--output", "json", cwd=target)
+    errors = [f for f in json.loads(checked.output)["findings"] if f["severity"] == "error"]
+    assert errors == []

@@ -435,17 +435,21 @@ def import_karpenter_provisioner(file):
 @click.option("--base", required=True, help="Git revision to compare with, e.g. origin/main.")
 @click.option("-o", "--output-dir", default="overlays", show_default=True, help="Folder of the overlays.")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything changes.")
+@click.option("--output", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
+              help="Report format: text, markdown (collapsible per resource, for a PR comment) or json.")
 @_guarded
-def diff(base, output_dir, exit_code):
+def diff(base, output_dir, exit_code, output):
     """Show what merging changes on each cluster: rendered resources added, removed or changed.
 
     Renders every overlay (and its Argo CD Application) at BASE and in the
-    working tree with kustomize, and prints a per-cluster, per-resource diff,
-    ready for a pull-request comment.
+    working tree with kustomize, and prints a per-cluster diff of every
+    resource and every generated file beside them (Helm values, node pool
+    scripts, placement components, verify workloads), new and removed ones in
+    full, ready for a pull-request comment.
     """
     from gengpu import diffing
 
-    report, changed = diffing.diff(base, output_dir)
+    report, changed = diffing.diff(base, output_dir, output)
     click.echo(report, nl=not report.endswith("\n"))
     sys.exit(1 if exit_code and changed else 0)
 

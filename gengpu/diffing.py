@@ -43,29 +43,52 @@ def _key(doc: dict) -> str:
     return f"{doc.get('kind')} {ns}{meta.get('name')}"
 
 
-def _objects(tree: Path, overlays_dir: str) -> dict[str, dict[str, dict]]:
-    """cluster -> resource key -> object, for one side."""
-    clusters: dict[str, dict[str, dict]] = {}
+def _side_files(overlay: Path) -> dict[str, str]:
+    """Files of an overlay that are not its rendered resources (Helm values, provisioning scripts, the GKE
+    auto-provisioning file, placement components, verify workloads), by relative path -> text."""
+    k = yaml.safe_load((overlay / "kustomization.yaml").read_text()) or {}
+    resources = {str(r) for r in k.get("resources") or []}
+    out = {}
+    for path in sorted(p for p in overlay.rglob("*") if p.is_file() and not p.is_symlink()):
+        rel = path.relative_to(overlay).as_posix()
+        if rel in resources or rel == "kustomization.yaml" or rel.startswith("local/"):
+            continue
+        try:
+            out[f"file {rel}"] = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
+
+
+def _objects(tree: Path, overlays_dir: str) -> dict[str, dict[str, object]]:
+    """cluster -> resource key (or `file <path>`) -> object (or text), for one side."""
+    clusters: dict[str, dict[str, object]] = {}
     for overlay in sorted((tree / overlays_dir).glob("*/kustomization.yaml")):
         name = overlay.parent.name
         text, findings = render.kustomize_build(overlay.parent, f"{overlays_dir}/{name}")
         if text is None:
             raise UsageError(f"{findings[0].file}: {findings[0].message}")
-        objs = {_key(d): d for d in yaml.safe_load_all(text) if isinstance(d, dict)}
+        objs: dict[str, object] = {_key(d): d for d in yaml.safe_load_all(text) if isinstance(d, dict)}
         app = tree / "argocd" / "applications" / f"{name}.yaml"
         if app.is_file():
             doc = yaml.safe_load(app.read_text())
             objs[_key(doc)] = doc
+        objs.update(_side_files(overlay.parent))
         clusters[name] = objs
     return clusters
 
 
-def _text(doc: dict | None) -> list[str]:
-    return dump_sorted(doc).splitlines(keepends=True) if doc else []
+def _text(item) -> list[str]:
+    if item is None:
+        return []
+    if isinstance(item, str):
+        return [line for line in item.splitlines(keepends=True) if not line.startswith("# gengpu-digest:")]
+    return dump_sorted(item).splitlines(keepends=True)
 
 
-def diff(base: str, overlays_dir: str = "overlays") -> tuple[str, bool]:
-    """The report, and whether anything changes."""
+def changes(base: str, overlays_dir: str = "overlays") -> dict[str, dict]:
+    """cluster -> {state, changes: [{key, change, diff}]}: every resource, Application and generated file that
+    differs between base and the working tree, new and removed ones with their whole text."""
     top = _git(["rev-parse", "--show-toplevel"], Path.cwd())
     if top.returncode != 0:
         raise UsageError("gengpu diff runs inside a git repository")
@@ -76,22 +99,47 @@ def diff(base: str, overlays_dir: str = "overlays") -> tuple[str, bool]:
         _export(base, root, [overlays_dir, "argocd"], Path(tmp))
         before = _objects(Path(tmp), overlays_dir)
     after = _objects(root, overlays_dir)
-    out, changed = [], False
+    report = {}
     for cluster in sorted(set(before) | set(after)):
         old, new = before.get(cluster, {}), after.get(cluster, {})
-        lines = []
+        found = []
         for key in sorted(set(old) | set(new)):
-            if key not in old:
-                lines.append(f"+ {key} (new)")
-            elif key not in new:
-                lines.append(f"- {key} (removed)")
-            elif old[key] != new[key]:
-                lines.append(f"~ {key}")
-                lines += ["    " + d.rstrip("\n") for d in difflib.unified_diff(
-                    _text(old[key]), _text(new[key]), fromfile=base, tofile="working tree", n=2)]
-        if not lines:
-            continue
-        changed = True
-        state = " (new cluster)" if cluster not in before else " (removed cluster)" if cluster not in after else ""
-        out += [f"## {cluster}{state}", "", *lines, ""]
-    return ("\n".join(out) if out else f"No changes against {base}.\n"), changed
+            a, b = _text(old.get(key)), _text(new.get(key))
+            if a == b:
+                continue
+            change = "added" if key not in old else "removed" if key not in new else "changed"
+            lines = [d.rstrip("\n") for d in difflib.unified_diff(a, b, fromfile=base, tofile="working tree", n=2)]
+            found.append({"key": key, "change": change, "diff": lines})
+        if found:
+            state = "added" if cluster not in before else "removed" if cluster not in after else "changed"
+            report[cluster] = {"state": state, "changes": found}
+    return report
+
+
+_MARK = {"added": " (new)", "removed": " (removed)", "changed": ""}
+_SIGN = {"added": "+", "removed": "-", "changed": "~"}
+
+
+def diff(base: str, overlays_dir: str = "overlays", output: str = "text") -> tuple[str, bool]:
+    """The report (text, markdown or json), and whether anything changes."""
+    report = changes(base, overlays_dir)
+    if output == "json":
+        import json
+
+        return json.dumps({"base": base, "clusters": report}, indent=2) + "\n", bool(report)
+    if not report:
+        return f"No changes against {base}.\n", False
+    out = []
+    for cluster, entry in report.items():
+        state = {"added": " (new cluster)", "removed": " (removed cluster)", "changed": ""}[entry["state"]]
+        out += [f"## {cluster}{state}", ""]
+        for c in entry["changes"]:
+            head = f"{_SIGN[c['change']]} {c['key']}{_MARK[c['change']]}"
+            if output == "markdown":
+                out += [f"<details><summary><code>{head}</code></summary>", "", "```diff", *c["diff"], "```", "",
+                        "</details>", ""]
+            else:
+                out += [head, *("    " + line for line in c["diff"])]
+        if output != "markdown":
+            out.append("")
+    return "\n".join(out), True

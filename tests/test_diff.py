@@ -52,3 +52,41 @@ def test_no_changes(history, run):
 def test_unknown_revision(history, run):
     result = run("diff", "--base", "nope")
     assert (result.exit_code, result.output) == (2, "gengpu: error: unknown git revision 'nope'\n")
+
+
+MIG_POOL = """\
+    - name: h100-mig
+      gpu: H100-80GB
+      gpusPerNode: 8
+      instanceTypes: [p5.48xlarge]
+      capacityTypes: [on-demand]
+      provisioner: karpenter
+      sharing:
+        mode: mig
+        mig:
+          strategy: mixed
+          preset: all-balanced
+"""
+
+
+def test_adding_a_mig_pool_shows_every_file_it_changes(history, run):
+    """The most dangerous change of the issue: the operator's values (MIG strategy, mig-manager rebooting nodes)
+    are part of the diff, and a new NodePool comes with its body."""
+    profile = history / "profiles" / "eks-spot-ondemand.yaml"
+    text = profile.read_text()
+    assert "  monitoring:" in text
+    profile.write_text(text.replace("  monitoring:", MIG_POOL + "  monitoring:"))
+    assert run("build").exit_code == 0
+    result = run("diff", "--base", "HEAD")
+    out = result.output
+    assert "~ file gpu-operator-values.yaml\n" in out
+    assert "    -  strategy: none\n    +  strategy: mixed\n" in out
+    assert "    +  - name: WITH_REBOOT\n    +    value: 'true'\n" in out
+    assert "+ NodePool h100-mig (new)\n" in out
+    assert "    +      - key: karpenter.k8s.aws/instance-gpu-count\n" in out
+    assert "+ file components/h100-mig-1g.10gb/placement.yaml (new)\n" in out
+    report = __import__("json").loads(run("diff", "--base", "HEAD", "--output", "json").output)
+    keys = {c["key"]: c["change"] for c in report["clusters"]["eks-spot-ondemand"]["changes"]}
+    assert keys["file gpu-operator-values.yaml"] == "changed" and keys["NodePool h100-mig"] == "added"
+    markdown = run("diff", "--base", "HEAD", "--output", "markdown").output
+    assert "<details><summary><code>~ file gpu-operator-values.yaml</code></summary>\n\n```diff\n" in markdown

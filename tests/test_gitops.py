@@ -34,6 +34,10 @@ def test_workflows_match_the_github_workflow_schema(tmp_path, run):
     subprocess.run(["bash", "-c", matrix], env={**os.environ, "GITHUB_OUTPUT": str(out)}, check=True)
     assert out.read_text() == "shards=[1, 2, 3, 4]\n"
     assert "github/codeql-action/upload-sarif@v3" in steps
+    # after the stale-overlay check fails, findings and the diff still reach the reviewer
+    after_check = lint["jobs"]["lint"]["steps"][[s.get("run") for s in lint["jobs"]["lint"]["steps"]].index(
+        'gengpu build --check --shard "$SHARD"') + 1:]
+    assert all("!cancelled()" in s["if"] for s in after_check), [s.get("name") for s in after_check]
     caller = yaml.safe_load(files[2].read_text())
     assert caller["jobs"]["gengpu"]["uses"] == "gengpu/gengpu/.github/workflows/gengpu-lint.yaml@v0.1.0"
 

@@ -205,3 +205,16 @@ def test_a_key_that_is_not_a_string_in_a_gpu_config_is_a_finding(run, tmp_path):
     found = validate(run, tmp_path, "mig.yaml", "version: v1\nmig-configs:\n  on:\n    - devices: all\n"
                      "      mig-enabled: true\n")
     assert [(rule, at) for rule, at, _ in found] == [("mig-parted-config-schema", "4:7")]
+
+
+def test_a_placement_whose_pool_is_not_a_name_is_no_crash(run, tmp_path):
+    """Found by scripts/fuzz (case 10427): a Placement's spec.pool mutated into a mapping."""
+    import shutil
+    from pathlib import Path
+
+    shutil.copytree(Path(__file__).resolve().parent.parent / "overlays" / "eks-h100-mig", tmp_path / "o")
+    placement = tmp_path / "o" / "components" / "h100-mig-2g.20gb" / "placement.yaml"
+    placement.write_text(placement.read_text().replace("  pool: h100-mig\n", "  pool:\n    replicas: 2\n"))
+    result = run("validate", "o", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.output
+    assert "internal error" not in result.output

@@ -34,10 +34,11 @@ def check(subjects, docs, ctx=None):
         if d.get("kind") != "Placement" or not str(d.get("apiVersion", "")).startswith("gengpu.dev/"):
             continue
         pool = dig(d, "spec", "pool")
-        if not pool or pool not in provisioned:
+        if not isinstance(pool, str) or pool not in provisioned:
             continue
         path = ("spec", "tolerations")
-        tolerations = dig(d, *path) or []
+        tolerations = dig(d, *path)
+        tolerations = tolerations if isinstance(tolerations, list) else []
         _, taints = provisioned[pool]
         for taint in taints:
             if not tolerates(tolerations, taint):

@@ -62,6 +62,20 @@ def main():
     """
 
 
+def _complete_rules(ctx, param, incomplete):
+    """Shell completion of rule ids (`gengpu explain <TAB>`)."""
+    from gengpu.checking.rules import RULES
+
+    return [r for r in sorted(RULES) if r.startswith(incomplete)]
+
+
+def _complete_gpus(ctx, param, incomplete):
+    """Shell completion of GPU model ids (`--gpu <TAB>`, `gengpu mig layouts <TAB>`)."""
+    from gengpu import catalog
+
+    return [g for g in catalog.gpus() if g.lower().startswith(incomplete.lower())]
+
+
 @main.command()
 @click.argument("profiles", nargs=-1, type=click.Path(path_type=str))
 @click.option("-o", "--output-dir", default="overlays", show_default=True, type=click.Path(file_okay=False),
@@ -227,7 +241,7 @@ def rules(fmt):
 
 
 @main.command()
-@click.argument("rule_id")
+@click.argument("rule_id", shell_complete=_complete_rules)
 @_guarded
 def explain(rule_id):
     """Explain one rule: why it exists, how to fix it, and the source behind it."""
@@ -352,7 +366,8 @@ def _gpu_or_exit(model):
 
 
 @mig.command("check")
-@click.option("--gpu", "model", required=True, help="GPU model id or alias, e.g. A100-40GB.")
+@click.option("--gpu", "model", required=True, shell_complete=_complete_gpus,
+              help="GPU model id or alias, e.g. A100-40GB.")
 @click.argument("instances", nargs=-1, required=True)
 @click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @_guarded
@@ -386,7 +401,7 @@ def mig_check(model, instances, fmt):
 
 
 @mig.command("layouts")
-@click.argument("model")
+@click.argument("model", shell_complete=_complete_gpus)
 @click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @_guarded
 def mig_layouts(model, fmt):
@@ -457,7 +472,7 @@ def diff(base, output_dir, exit_code, output):
 @main.command()
 @click.argument("directory", default=".", type=click.Path(file_okay=False))
 @click.option("--platform", type=click.Choice(["eks", "gke", "gke-autopilot", "aks"]), help="Kubernetes platform.")
-@click.option("--gpu", help="GPU model id or alias, e.g. T4, L4, A100-40GB, H100-80GB.")
+@click.option("--gpu", shell_complete=_complete_gpus, help="GPU model id or alias, e.g. T4, L4, A100-40GB, H100-80GB.")
 @click.option("--sharing", type=click.Choice(["none", "time-slicing", "mps", "mig"]), default=None,
               help="How the pool shares its GPUs (default none).")
 @click.option("--replicas", type=click.IntRange(2, 48), default=None, help="Pods per GPU for time-slicing and mps.")

@@ -1,6 +1,7 @@
 """The CLI surface: version, schema, start-up cost, help text."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -84,3 +85,19 @@ def test_a_reader_that_goes_away_ends_gengpu_quietly(args):
     proc.stdout.close()  # as `| head` does once it has what it wants
     _, err = proc.communicate()
     assert (proc.returncode, err) == (141, b"")
+
+
+def test_the_shell_completes_rule_ids_and_gpu_models():
+    """What `eval "$(_GENGPU_COMPLETE=bash_source gengpu)"` gives a shell, asked the way bash asks."""
+    import subprocess
+    import sys
+
+    def complete(words, cword):
+        env = {**os.environ, "COMP_WORDS": words, "COMP_CWORD": str(cword), "_GENGPU_COMPLETE": "bash_complete"}
+        script = Path(sys.executable).parent / "gengpu"  # the console script pip installed
+        out = subprocess.run([str(script)], env=env, capture_output=True, text=True).stdout
+        return [line.split(",", 1)[1] for line in out.splitlines()]
+
+    assert complete("gengpu explain mig-l", 2) == ["mig-layout-invalid", "mig-layout-not-checked"]
+    assert complete("gengpu mig layouts h100", 3) == ["H100-80GB", "H100-94GB"]
+    assert complete("gengpu init --gpu B2", 3) == ["B200-180GB"]

@@ -202,9 +202,10 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose, eng
         for line in result.recognition:
             click.echo(f"gengpu: {line}", err=True)
     findings = result.findings
-    out = reporting.REPORTERS[fmt](findings)
+    color = fmt == "text" and reporting.use_color(sys.stdout)
+    out = reporting.text(findings, color) if fmt == "text" else reporting.REPORTERS[fmt](findings)
     if out:
-        click.echo(out)
+        click.echo(out, color=color)
     code = reporting.exit_code(findings, strict)
     if fmt == "text" and not quiet:
         errors = sum(f.severity == "error" for f in findings)

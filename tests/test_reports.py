@@ -98,3 +98,14 @@ def test_findings_are_sorted_and_stable(run, broken):
     assert first == second
     files = [(f["file"], f["line"]) for f in json.loads(first)["findings"]]
     assert files == sorted(files)
+
+
+def test_text_is_coloured_on_request_and_never_with_no_color(run, tmp_path, monkeypatch):
+    """Severities in colour on a terminal (FORCE_COLOR stands in for one here); NO_COLOR always wins."""
+    (tmp_path / "p.yaml").write_text("apiVersion: gengpu.dev/v1alpha1\nkind: GPUProfile\n")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    coloured = run("validate", "p.yaml", cwd=tmp_path).output
+    assert "\x1b[31m\x1b[1merror\x1b[0m profile-schema" in coloured
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = run("validate", "p.yaml", cwd=tmp_path).output
+    assert "\x1b[" not in plain and ": error profile-schema" in plain

@@ -15,12 +15,27 @@ SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
-def text(findings: list[Finding]) -> str:
+_COLORS = {"error": {"fg": "red", "bold": True}, "warning": {"fg": "yellow", "bold": True}, "info": {"fg": "cyan"}}
+
+
+def use_color(stream) -> bool:
+    """Colour for a terminal, unless NO_COLOR is set (no-color.org); FORCE_COLOR asks for it anywhere."""
+    import os
+
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or (hasattr(stream, "isatty") and stream.isatty())
+
+
+def text(findings: list[Finding], color: bool = False) -> str:
+    import click
+
     lines = []
     for f in findings:
-        lines.append(f"{f.file}:{f.line}:{f.column}: {f.severity} {f.rule} {f.message}")
+        severity = click.style(f.severity, **_COLORS.get(f.severity, {})) if color else f.severity
+        lines.append(f"{f.file}:{f.line}:{f.column}: {severity} {f.rule} {f.message}")
         if f.fix:
-            lines.append(f"  fix: {f.fix}")
+            lines.append(click.style(f"  fix: {f.fix}", dim=True) if color else f"  fix: {f.fix}")
     return "\n".join(lines)
 
 

@@ -196,8 +196,27 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose, eng
     from gengpu import pipeline, reporting
 
     fmt = fmt or _default_format()
-    result = pipeline.validate(list(paths), kubernetes_version, profile, kind, engine=engine, jobs=jobs, shard=shard,
-                               cache=not no_cache, progress=not quiet)
+    paths = list(paths)
+    stdin_file = None
+    if "-" in paths:  # a manifest piped in: `kubectl get ds -A -o yaml | gengpu validate -`
+        import tempfile
+
+        stdin_file = Path(tempfile.mkdtemp(prefix="gengpu-stdin-")) / "stdin.yaml"
+        stdin_file.write_bytes(sys.stdin.buffer.read())
+        paths = [str(stdin_file) if p == "-" else p for p in paths]
+    try:
+        result = pipeline.validate(paths, kubernetes_version, profile, kind, engine=engine, jobs=jobs, shard=shard,
+                                   cache=not no_cache, progress=not quiet)
+    finally:
+        if stdin_file is not None:
+            import shutil
+
+            shutil.rmtree(stdin_file.parent, ignore_errors=True)
+    if stdin_file is not None:
+        import dataclasses
+
+        shown = pipeline.display(stdin_file)
+        result.findings = [dataclasses.replace(f, file="<stdin>") if f.file == shown else f for f in result.findings]
     if verbose:
         for line in result.recognition:
             click.echo(f"gengpu: {line}", err=True)

@@ -12,6 +12,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from gengpu import __version__
+from gengpu.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -101,3 +102,15 @@ def test_the_shell_completes_rule_ids_and_gpu_models():
     assert complete("gengpu explain mig-l", 2) == ["mig-layout-invalid", "mig-layout-not-checked"]
     assert complete("gengpu mig layouts h100", 3) == ["H100-80GB", "H100-94GB"]
     assert complete("gengpu init --gpu B2", 3) == ["B200-180GB"]
+
+
+def test_validate_reads_a_manifest_from_stdin(run, tmp_path, monkeypatch):
+    """`-` is standard input, reported as <stdin> with its own lines."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: cuda\n"
+           "    resources:\n      limits:\n        nvidia.com/gpus: 1\n")
+    monkeypatch.chdir(tmp_path)
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(main, ["validate", "-", "--output", "json"], input=pod, catch_exceptions=False)
+    found = [(f["file"], f["line"], f["rule"]) for f in json.loads(result.output)["findings"]]
+    assert found == [("<stdin>", 10, "gpu-resource-name-unknown")]

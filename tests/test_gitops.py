@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,7 +34,9 @@ def test_workflows_match_the_github_workflow_schema(tmp_path, run):
     out = tmp_path / "github-output"
     subprocess.run(["bash", "-c", matrix], env={**os.environ, "GITHUB_OUTPUT": str(out)}, check=True)
     assert out.read_text() == "shards=[1, 2, 3, 4]\n"
-    assert "github/codeql-action/upload-sarif@v3" in steps
+    assert "github/codeql-action/upload-sarif@dd903d2e4f5405488e5ef1422510ee31c8b32357" in steps
+    # every action by commit, not by a tag that can move
+    assert all(re.match(r".+@[0-9a-f]{40}$", s["uses"]) for s in lint["jobs"]["lint"]["steps"] if "uses" in s)
     # after the stale-overlay check fails, findings and the diff still reach the reviewer
     after_check = lint["jobs"]["lint"]["steps"][[s.get("run") for s in lint["jobs"]["lint"]["steps"]].index(
         'gengpu build --check --shard "$SHARD"') + 1:]

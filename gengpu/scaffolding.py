@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gengpu import catalog, mig
+from gengpu import __version__, catalog, mig
 from gengpu.compiling.yamltext import dump
 from gengpu.findings import UsageError
 from gengpu.schemas_dir import schemas_path
@@ -13,7 +13,7 @@ from gengpu.schemas_dir import schemas_path
 REGIONS = {"eks": "us-east-1", "gke": "us-central1", "gke-autopilot": "us-central1", "aks": "eastus"}
 PROVISIONERS = {"eks": "karpenter", "gke": "node-auto-provisioning", "gke-autopilot": "autopilot", "aks": "managed"}
 DEFAULT_HOOKS_REPO = "https://github.com/gengpu/gengpu"
-DEFAULT_HOOKS_REV = "v0.1.0"
+DEFAULT_HOOKS_REV = f"v{__version__}"  # the release tag of the gengpu that writes the scaffold
 
 
 @dataclass

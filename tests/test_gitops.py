@@ -151,3 +151,25 @@ def test_init_writes_a_repo_that_passes_its_checks_or_nothing(tmp_path, run, pla
     checked = run("validate", "--output", "json", cwd=target)
     errors = [f for f in json.loads(checked.output)["findings"] if f["severity"] == "error"]
     assert errors == []
+
+
+def test_a_scaffold_pins_the_release_that_wrote_it_and_works_against_it(tmp_path, run, pre_commit_home):
+    """init pins v<version> of the gengpu that runs it; against a clone tagged as a release is cut
+    (README, Releases), the scaffold's first commit passes its own hooks."""
+    from gengpu import __version__
+
+    release = tmp_path / "gengpu-release"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(release)], check=True)
+    subprocess.run(["git", "tag", f"v{__version__}"], cwd=release, check=True, env={**os.environ, **GIT_ENV})
+    target = tmp_path / "gitops"
+    result = run("init", str(target), "--platform", "eks", "--gpu", "L4", "--hooks-repo", str(release))
+    assert result.exit_code == 0, result.output
+    config = yaml.safe_load((target / ".pre-commit-config.yaml").read_text())
+    assert config["repos"][0]["rev"] == f"v{__version__}"
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(pre_commit_home)}
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"]):
+        subprocess.run(cmd, cwd=target, check=True, env=env)
+    hooks = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=target, env=env,
+                           capture_output=True, text=True)
+    assert hooks.returncode == 0, hooks.stdout + hooks.stderr
+    assert "gengpu validate" in hooks.stdout and "Passed" in hooks.stdout

@@ -45,6 +45,18 @@ def test_workflows_match_the_github_workflow_schema(tmp_path, run):
     assert caller["jobs"]["gengpu"]["uses"] == "gengpu/gengpu/.github/workflows/gengpu-lint.yaml@v0.1.0"
 
 
+def test_the_action_matches_the_github_action_schema():
+    """action.yml, for `uses: gengpu/gengpu@<release>` as a step: inputs reach the commands through env only."""
+    action = REPO / "action.yml"
+    proc = subprocess.run([*CHECK_JSONSCHEMA, "--builtin-schema", "vendor.github-actions", str(action)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    steps = yaml.safe_load(action.read_text())["runs"]["steps"]
+    assert [s["run"] for s in steps[1:]] == ['gengpu build --check --shard "$SHARD"',
+                                             'gengpu validate --output "$OUTPUT" --shard "$SHARD"']
+    assert all("${{" not in s["run"] for s in steps)  # no expression pasted into a shell
+
+
 def test_gitlab_example_matches_the_gitlab_ci_schema():
     proc = subprocess.run([*CHECK_JSONSCHEMA, "--builtin-schema", "vendor.gitlab-ci",
                            str(REPO / "examples" / "gitlab-ci.yml")], capture_output=True, text=True)

@@ -117,7 +117,7 @@ def test_missing_binary_is_a_clear_usage_error(repo, run, monkeypatch, tool, tmp
     result = run("validate", "overlays/eks-l4-mps/verify/l4-mps", "--engine", "kubeconform")
     assert result.exit_code == 2
     assert result.output.startswith(f"gengpu: error: GENGPU_{tool.upper()}={tmp_path}/nowhere/{tool} is not an "
-                                    f"executable file; run scripts/install-tools")
+                                    f"executable file; run {REPO / 'scripts' / 'install-tools'} (builds {tool} ")
     assert "Traceback" not in result.output
 
 
@@ -129,8 +129,18 @@ def test_missing_binary_on_an_empty_path(repo, run, monkeypatch, tmp_path):
     assert result.exit_code == 2
     assert result.output == (
         "gengpu: error: kubeconform not found (looked at $GENGPU_KUBECONFORM, ./bin and PATH); run "
-        "scripts/install-tools (builds kubeconform v0.7.0 into ./bin), or `GOBIN=$PWD/bin go install "
-        "github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0`, or set GENGPU_KUBECONFORM to the binary\n")
+        f"{REPO / 'scripts' / 'install-tools'} (builds kubeconform v0.7.0 into ./bin), or `GOBIN=$PWD/bin go "
+        "install github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0`, or set GENGPU_KUBECONFORM to the binary\n")
+
+
+def test_a_pip_installed_gengpu_names_go_install_and_kubectl(monkeypatch, tmp_path):
+    """Without a source checkout there is no scripts/install-tools to run: the hint names what works anywhere."""
+    from gengpu.rendering import tools
+
+    monkeypatch.setattr(tools, "__file__", str(tmp_path / "site-packages" / "gengpu" / "rendering" / "tools.py"))
+    assert tools._install_hint("kustomize") == (
+        "`GOBIN=$PWD/bin go install sigs.k8s.io/kustomize/kustomize/v5@v5.8.1` (or put kubectl on PATH: gengpu uses "
+        "its kustomize), or set GENGPU_KUSTOMIZE to the binary")
 
 
 def test_schema_cache_is_a_local_ref_copy(tmp_path, monkeypatch):

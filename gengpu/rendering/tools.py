@@ -51,8 +51,11 @@ def _bin_dirs() -> list[Path]:
 def _install_hint(name: str) -> str:
     package, version, folder = pinned()[name]
     how = f"`GOBIN=$PWD/bin go install {package}@{version}`" if folder is None else \
-        f"`go build -o bin/{name} {package}` in {folder}"
-    return f"run scripts/install-tools (builds {name} {version} into ./bin), or {how}, or set {ENV[name]} to the binary"
+        f"`go build -o bin/{name} {package}` in {folder} of gengpu's source"
+    checkout = Path(__file__).resolve().parents[2] / "scripts" / "install-tools"
+    script = f"run {checkout} (builds {name} {version} into ./bin), or " if checkout.is_file() else ""
+    kubectl = " (or put kubectl on PATH: gengpu uses its kustomize)" if name == "kustomize" else ""
+    return f"{script}{how}{kubectl}, or set {ENV[name]} to the binary"
 
 
 def find(name: str) -> Tool:

@@ -497,12 +497,15 @@ def diff(base, output_dir, exit_code, output):
               help="How the pool shares its GPUs (default none).")
 @click.option("--replicas", type=click.IntRange(2, 48), default=None, help="Pods per GPU for time-slicing and mps.")
 @click.option("--name", default=None, help="Cluster name (default: the directory's name).")
-@click.option("--repo-url", default="https://github.com/example/gpu-gitops.git", show_default=True,
-              help="Git URL of the new repository, as Argo CD will know it.")
+@click.option("--repo-url", default=None,
+              help="Git URL of the new repository, as Argo CD will know it (default: a placeholder to replace).")
+@click.option("--region", default=None, help="Cloud region of the cluster (default: one the platform offers GPUs in).")
+@click.option("--branch", default=None,
+              help="Branch Argo CD follows (default: the directory's checked-out branch, else git's init.defaultBranch).")
 @click.option("--hooks-repo", default=None, help="Repository of gengpu's hooks and lint workflow.")
 @click.option("--hooks-rev", default=None, help="Release (git ref) of gengpu the hooks and workflow pin.")
 @_guarded
-def init(directory, platform, gpu, sharing, replicas, name, repo_url, hooks_repo, hooks_rev):
+def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, branch, hooks_repo, hooks_rev):
     """Start a GitOps repository: a profile, its overlays, pre-commit hooks, a CI lint job and the Argo CD root app.
 
     Run in a terminal without --platform or --gpu to be asked. Existing files are
@@ -518,16 +521,28 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, hooks_repo
     if interactive:
         platform = platform or click.prompt("Platform", type=click.Choice(["eks", "gke", "gke-autopilot", "aks"]))
         offered = sorted(catalog.platform_gpus(platform))
-        gpu = gpu or click.prompt(f"GPU model ({', '.join(offered)})", type=click.Choice(offered, case_sensitive=False))
+
+        def known_gpu(value: str) -> str:
+            # the same ids and aliases --gpu takes
+            gpu_id = catalog.resolve_gpu(value)
+            if gpu_id not in offered:
+                raise click.BadParameter(f"{value} is not a GPU {platform} offers; choose one of {', '.join(offered)}")
+            return gpu_id
+
+        gpu = gpu or click.prompt(f"GPU model ({', '.join(offered)})", value_proc=known_gpu)
         sharing = sharing or click.prompt("Sharing", type=click.Choice(["none", "time-slicing", "mps", "mig"]),
                                           default="none")
         if sharing in ("time-slicing", "mps") and replicas is None:
             replicas = click.prompt("Pods per GPU", type=click.IntRange(2, 48), default=4)
+        region = region or click.prompt("Region", default=scaffolding.REGIONS[platform])
+        repo_url = repo_url or click.prompt("Git URL of this repository (as Argo CD reaches it)",
+                                            default=scaffolding.Choices.repo_url)
     default_name = target.resolve().name.lower()
     choices = scaffolding.Choices(
         platform=platform, gpu=gpu, sharing=sharing or "none", replicas=replicas or 4,
         name=name or ("".join(ch if ch.isalnum() else "-" for ch in default_name).strip("-") or "gpu-cluster"),
-        repo_url=repo_url, hooks_repo=hooks_repo or scaffolding.DEFAULT_HOOKS_REPO,
+        repo_url=repo_url or scaffolding.Choices.repo_url, region=region,
+        branch=branch or scaffolding.git_branch(target), hooks_repo=hooks_repo or scaffolding.DEFAULT_HOOKS_REPO,
         hooks_rev=hooks_rev or scaffolding.DEFAULT_HOOKS_REV)
     scaffolding.refuse_existing(target, choices)
     # Build the scaffold in a scratch folder first: a profile that fails gengpu's own checks leaves nothing behind.
@@ -557,6 +572,12 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, hooks_repo
         click.echo(f"wrote {pipeline.display(target / rel)}")
     for plan in result.plans:
         click.echo(f"wrote {pipeline.display(plan.folder)}/")
+    gpu_id = catalog.resolve_gpu(choices.gpu)
+    if gpu_id and gpu_id.lower() != str(choices.gpu).lower():
+        click.echo(f"note: GPU {choices.gpu} is {gpu_id} (`gengpu catalog gpus` lists every model and alias)")
+    if choices.repo_url == scaffolding.Choices.repo_url:
+        click.echo(f"note: Argo CD would sync {choices.repo_url}, a placeholder: set spec.argocd.repoURL in "
+                   f"profiles/{choices.name}.yaml and run `gengpu build`")
     click.echo("Next: git init && pre-commit install && git add -A && git commit -m 'GPU GitOps'")
 
 

@@ -26,6 +26,8 @@ class Choices:
     repo_url: str = "https://github.com/example/gpu-gitops.git"
     hooks_repo: str = DEFAULT_HOOKS_REPO
     hooks_rev: str = DEFAULT_HOOKS_REV
+    region: str | None = None  # default: REGIONS[platform]
+    branch: str = "main"  # the branch Argo CD follows
 
 
 def _instance(platform: str, gpu_id: str) -> tuple[str, int]:
@@ -87,12 +89,12 @@ def profile(c: Choices) -> dict:
         "metadata": {"name": c.name, "description": f"{gpu_id} on {c.platform}, started with gengpu init."},
         "spec": {
             "platform": c.platform,
-            "region": REGIONS[c.platform],
+            "region": c.region or REGIONS[c.platform],
             "kubernetesVersion": "1.33",
             "operator": operator,
             "nodePools": [pool],
             "monitoring": {"mode": "gke-managed" if c.platform.startswith("gke") else "service-monitor"},
-            "argocd": {"repoURL": c.repo_url, "revision": "main"},
+            "argocd": {"repoURL": c.repo_url, "revision": c.branch},
         },
     }
 
@@ -122,6 +124,21 @@ def files(c: Choices) -> dict[str, str]:
                       "`pre-commit install` runs gengpu's checks before each commit; `.github/workflows/gpu-lint.yaml`"
                       " runs them on pull requests.\n"),
     }
+
+
+def git_branch(target: Path) -> str:
+    """The branch the new repository will commit to: the checked-out one, else git's init.defaultBranch, else main."""
+    import subprocess
+
+    for args, cwd in ((["symbolic-ref", "--short", "HEAD"], target), (["config", "--get", "init.defaultBranch"], None)):
+        try:
+            proc = subprocess.run(["git", *args], cwd=cwd if cwd and cwd.is_dir() else None, capture_output=True,
+                                  text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return "main"
+        if proc.returncode == 0 and proc.stdout.strip():
+            return proc.stdout.strip()
+    return "main"
 
 
 def refuse_existing(target: Path, c: Choices) -> None:

@@ -100,13 +100,31 @@ def test_init_asks_in_a_terminal(tmp_path, run, monkeypatch):
 
     from gengpu.cli import main
 
-    result = CliRunner().invoke(main, ["init", str(tmp_path / "asked")], input="aks\nT4\ntime-slicing\n6\n",
-                                catch_exceptions=False)
+    # an alias the prompt must take as --gpu does (a first answer that is no GPU of AKS is asked again),
+    # then the region and the repository URL Argo CD syncs
+    answers = "aks\nL4\nt4\ntime-slicing\n6\nwesteurope\nhttps://git.example.org/gpu.git\n"
+    result = CliRunner().invoke(main, ["init", str(tmp_path / "asked")], input=answers, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     profile = yaml.safe_load((tmp_path / "asked" / "profiles" / "asked.yaml").read_text())
     pool = profile["spec"]["nodePools"][0]
     assert (profile["spec"]["platform"], pool["gpu"], pool["instanceTypes"], pool["sharing"]["replicas"]) == (
         "aks", "T4", ["Standard_NC4as_T4_v3"], 6)
+    assert (profile["spec"]["region"], profile["spec"]["argocd"]["repoURL"]) == (
+        "westeurope", "https://git.example.org/gpu.git")
+    prompt = next(line for line in result.output.splitlines() if line.startswith("GPU model"))
+    assert prompt.count("T4") == 1  # the choices are listed once
+    assert "L4 is not a GPU aks offers" in result.output
+    assert "placeholder" not in result.output
+
+
+def test_init_follows_the_branch_git_made(tmp_path, run):
+    """A repository whose branch is master (git's default here) gets an Argo CD revision of master."""
+    target = tmp_path / "on-master"
+    target.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "master"], cwd=target, check=True)
+    assert run("init", str(target), "--platform", "eks", "--gpu", "L4").exit_code == 0
+    profile = yaml.safe_load((target / "profiles" / "on-master.yaml").read_text())
+    assert profile["spec"]["argocd"]["revision"] == "master"
 
 
 def test_init_never_overwrites(tmp_path, run):

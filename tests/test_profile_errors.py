@@ -119,6 +119,11 @@ def test_fix_hints_are_specific(tmp_path, run):
                                          "gpusPerNode")
     assert fixes["unquoted.yaml"] == 'quote the value: "1.33"'
     assert report["summary"] == {"error": 2, "warning": 0, "info": 0}
+    # replicas: 1 shares nothing: the fix says what does
+    write(tmp_path, "one", ("replicas: 4", "replicas: 1"))
+    result = run("validate", "one.yaml", "--output", "json", cwd=tmp_path)
+    assert [f["fix"] for f in json.loads(result.output)["findings"]] == [
+        "use 2 or more to share each GPU; for one pod per GPU, set sharing.mode: none"]
     # YAML reads 1.30 as 1.3: the fix quotes what the file says, not another version
     write(tmp_path, "thirty", ('kubernetesVersion: "1.33"', "kubernetesVersion: 1.30"))
     result = run("validate", "thirty.yaml", "--output", "json", cwd=tmp_path)

@@ -42,6 +42,8 @@ def _fix_for(error, written: str | None = None) -> str:
         return (f"did you mean {close[0]}? " if close else "") + "remove it or fix its spelling; allowed here: " + \
             ", ".join(_allowed_keys(schema))
     if v == "minimum":
+        if list(error.absolute_path)[-1:] == ["replicas"] and error.instance == 1:
+            return "use 2 or more to share each GPU; for one pod per GPU, set sharing.mode: none"
         return f"use {error.validator_value} or more"
     if v == "maximum":
         return f"use {error.validator_value} or less"

@@ -511,9 +511,10 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, br
     Run in a terminal without --platform or --gpu to be asked. Existing files are
     never overwritten.
     """
-    from gengpu import catalog, pipeline, scaffolding
+    from gengpu import catalog, mig, pipeline, scaffolding
     from gengpu.findings import UsageError
 
+    mig_preset = "all-balanced"
     interactive = _stdin_is_terminal() and (platform is None or gpu is None)
     if (platform is None or gpu is None) and not interactive:
         raise UsageError("give --platform and --gpu (or run gengpu init in a terminal to be asked)")
@@ -534,6 +535,10 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, br
                                           default="none")
         if sharing in ("time-slicing", "mps") and replicas is None:
             replicas = click.prompt("Pods per GPU", type=click.IntRange(2, 48), default=4)
+        if sharing == "mig" and platform != "gke-autopilot" and mig.profiles(catalog.resolve_gpu(gpu)):
+            presets = ["all-balanced"] + [f"all-{p.replace('+', '.')}" for p in mig.profiles(catalog.resolve_gpu(gpu))]
+            mig_preset = click.prompt("MIG layout (every GPU of the pool alike; `gengpu mig layouts` shows more)",
+                                      type=click.Choice(presets), default="all-balanced")
         region = region or click.prompt("Region", default=scaffolding.REGIONS[platform])
         repo_url = repo_url or click.prompt("Git URL of this repository (as Argo CD reaches it)",
                                             default=scaffolding.Choices.repo_url)
@@ -542,7 +547,7 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, br
         platform=platform, gpu=gpu, sharing=sharing or "none", replicas=replicas or 4,
         name=name or ("".join(ch if ch.isalnum() else "-" for ch in default_name).strip("-") or "gpu-cluster"),
         repo_url=repo_url or scaffolding.Choices.repo_url, region=region,
-        branch=branch or scaffolding.git_branch(target), hooks_repo=hooks_repo or scaffolding.DEFAULT_HOOKS_REPO,
+        branch=branch or scaffolding.git_branch(target), mig_preset=mig_preset, hooks_repo=hooks_repo or scaffolding.DEFAULT_HOOKS_REPO,
         hooks_rev=hooks_rev or scaffolding.DEFAULT_HOOKS_REV)
     scaffolding.refuse_existing(target, choices)
     # Build the scaffold in a scratch folder first: a profile that fails gengpu's own checks leaves nothing behind.

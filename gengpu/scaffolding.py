@@ -28,6 +28,7 @@ class Choices:
     hooks_rev: str = DEFAULT_HOOKS_REV
     region: str | None = None  # default: REGIONS[platform]
     branch: str = "main"  # the branch Argo CD follows
+    mig_preset: str = "all-balanced"  # all-balanced or all-<profile>, as mig-manager names them
 
 
 def _instance(platform: str, gpu_id: str) -> tuple[str, int]:
@@ -75,7 +76,7 @@ def profile(c: Choices) -> dict:
     elif c.sharing == "mig":
         if not catalog.gpus()[gpu_id].get("mig"):
             raise UsageError(f"{gpu_id} does not support MIG; choose time-slicing or mps")
-        pool["sharing"] = {"mode": "mig", "mig": {"strategy": "mixed", "preset": "all-balanced"}}
+        pool["sharing"] = {"mode": "mig", "mig": {"strategy": "mixed", "preset": c.mig_preset}}
         if c.platform == "gke-autopilot":
             # GKE's own MIG gives a node one partition size: every GPU split into its smallest instances
             smallest = next(iter(mig.profiles(gpu_id)))

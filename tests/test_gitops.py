@@ -117,6 +117,19 @@ def test_init_asks_in_a_terminal(tmp_path, run, monkeypatch):
     assert "placeholder" not in result.output
 
 
+def test_init_asks_for_a_mig_layout(tmp_path, monkeypatch):
+    monkeypatch.setattr("gengpu.cli._stdin_is_terminal", lambda: True)
+    from click.testing import CliRunner
+
+    from gengpu.cli import main
+
+    answers = "eks\nA100-40GB\nmig\nall-3g.20gb\n\nhttps://git.example.org/gpu.git\n"
+    result = CliRunner().invoke(main, ["init", str(tmp_path / "mig")], input=answers, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    pool = yaml.safe_load((tmp_path / "mig" / "profiles" / "mig.yaml").read_text())["spec"]["nodePools"][0]
+    assert pool["sharing"]["mig"] == {"strategy": "mixed", "preset": "all-3g.20gb"}
+
+
 def test_init_follows_the_branch_git_made(tmp_path, run):
     """A repository whose branch is master (git's default here) gets an Argo CD revision of master."""
     target = tmp_path / "on-master"

@@ -195,3 +195,26 @@ exec {REPO / "bin" / "kustomize"} build "$2"
                           check=True).stdout
     assert out == real
     assert "Kustomize Version: v5.7.1" in tools.version(tools.find("kustomize"))
+
+
+def test_an_overlay_is_checked_against_the_kubernetes_version_it_names(repo, run):
+    """The kustomization's gengpu.dev/kubernetes-version annotation picks the schemas: a resource.k8s.io/v1
+    DeviceClass (GA in Kubernetes 1.34) has no schema at 1.33 and one at 1.34."""
+    overlay = repo / "overlays" / "eks-l4-mps"
+    local = overlay / "local"
+    local.mkdir()
+    (local / "kustomization.yaml").write_text("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+                                              "resources: [deviceclass.yaml]\n")
+    (local / "deviceclass.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+                                            "metadata: {name: gpu.example.com}\nspec:\n  selectors:\n"
+                                            "  - cel: {expression: \"device.driver == 'gpu.example.com'\"}\n")
+    assert run("build", "profiles/eks-l4-mps.yaml").exit_code == 0  # lists components: [local]
+
+    def rules():
+        result = run("validate", "overlays/eks-l4-mps", "--output", "json", "--no-cache")
+        return sorted({f["rule"] for f in json.loads(result.output)["findings"] if f["severity"] == "error"})
+
+    assert rules() == ["overlay-kind-no-schema"]  # 1.33, as the profile says: DeviceClass v1 does not exist yet
+    k = overlay / "kustomization.yaml"
+    k.write_text(k.read_text().replace("gengpu.dev/kubernetes-version: '1.33'", "gengpu.dev/kubernetes-version: '1.34'"))
+    assert rules() == []

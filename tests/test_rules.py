@@ -637,3 +637,22 @@ def test_profile_suppression_is_limited_to_its_pools(run, tmp_path):
                           "      pools: [pool]\n  argocd:")
     got = [f for f in findings(run, tmp_path, text) if f[0] == "shared-gpu-multi-request"]
     assert got == [("shared-gpu-multi-request", "29:15")]
+
+
+def test_a_profile_suppression_without_a_reason_silences_nothing(run, tmp_path):
+    """The README: a suppression without a reason is a finding, and the rule it names still fires."""
+    text = edit(("failRequestsGreaterThanOne: true", "failRequestsGreaterThanOne: false"),
+                ("  argocd:", "  suppress:\n    - rule: shared-gpu-multi-request\n  argocd:"))
+    got = findings(run, tmp_path, text)
+    assert sorted(f[0] for f in got) == ["shared-gpu-multi-request", "suppression-without-reason"]
+    with_reason = text.replace("    - rule: shared-gpu-multi-request\n",
+                               "    - rule: shared-gpu-multi-request\n      reason: one GPU per pod here\n")
+    assert findings(run, tmp_path, with_reason) == []
+
+
+def test_a_config_label_is_not_judged_without_any_config(run, tmp_path):
+    """A NodePool naming a device-plugin config key, validated without the ConfigMap: nothing to compare with."""
+    got = findings(run, tmp_path, NODEPOOL.lstrip("-\n").replace("config: pool", "config: missing"))
+    assert [f for f in got if f[0] == "config-label-unknown"] == []
+    assert ("config-label-unknown", "24:42") in findings(run, tmp_path, CM + NODEPOOL.replace("config: pool",
+                                                                                                "config: missing"))

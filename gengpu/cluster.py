@@ -74,8 +74,8 @@ def pool_offers(profile: Profile, pool: NodePool) -> PoolOffers:
     elif s.mode == "mig" and s.mig and s.mig.strategy == "mixed":
         offers = tuple(Offer(f"nvidia.com/mig-{p.replace('+', '.')}", None, times(n))
                        for p, n in mig_layout(pool).items())
-    elif s.mode == "mig" and s.mig and mig_layout(pool):
-        offers = (Offer("nvidia.com/gpu", None, times(sum(mig_layout(pool).values()))),)  # single: one per instance
+    elif s.mode == "mig" and s.mig and (layout := mig_layout(pool)):
+        offers = (Offer("nvidia.com/gpu", None, times(sum(layout.values()))),)  # single: one per instance
     else:
         offers = (Offer("nvidia.com/gpu", None, gpus),)
     return PoolOffers(pool, offers, pool.taints)
@@ -119,4 +119,14 @@ def nap_gpu_needs(profile: Profile) -> dict[str, tuple[int, list[NodePool], list
         total, pools, unlimited = out.get(accelerator, (0, [], []))
         gpus = pool.limits.get("gpus")
         out[accelerator] = (total + (gpus or 0), pools + [pool], unlimited + ([pool] if gpus is None else []))
+    return out
+
+
+def nap_named_limits(profile: Profile) -> dict[str, tuple[str, object]]:
+    """Accelerator -> (the model as written, its maximum) from spec.gke.autoprovisioning.gpus."""
+    named = (profile.gke.get("autoprovisioning") or {}).get("gpus") or {}
+    out = {}
+    for model, maximum in named.items():
+        gpu_id = catalog.resolve_gpu(str(model))
+        out[(catalog.gke_accelerator(gpu_id) if gpu_id else None) or str(model)] = (str(model), maximum)
     return out

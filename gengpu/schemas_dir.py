@@ -15,3 +15,15 @@ def schemas_path() -> Path:
 @functools.cache
 def profile_schema() -> dict:
     return json.loads((schemas_path() / "profile.schema.json").read_text(encoding="utf-8"))
+
+
+@functools.cache
+def kubernetes_schemas_path() -> Path:
+    """The Kubernetes JSON Schemas the kubernetes-validate package ships (1.25 and later)."""
+    from gengpu.findings import UsageError
+
+    try:
+        import kubernetes_validate
+    except ImportError as exc:  # pragma: no cover - a declared dependency
+        raise UsageError("the Python package kubernetes-validate is missing; run `pip install gengpu`") from exc
+    return Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"

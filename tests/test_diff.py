@@ -1,5 +1,6 @@
 """`gengpu diff --base REF` on a two-commit repository."""
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -85,7 +86,7 @@ def test_adding_a_mig_pool_shows_every_file_it_changes(history, run):
     assert "+ NodePool h100-mig (new)\n" in out
     assert "    +      - key: karpenter.k8s.aws/instance-gpu-count\n" in out
     assert "+ file components/h100-mig-1g.10gb/placement.yaml (new)\n" in out
-    report = __import__("json").loads(run("diff", "--base", "HEAD", "--output", "json").output)
+    report = json.loads(run("diff", "--base", "HEAD", "--output", "json").output)
     keys = {c["key"]: c["change"] for c in report["clusters"]["eks-spot-ondemand"]["changes"]}
     assert keys["file gpu-operator-values.yaml"] == "changed" and keys["NodePool h100-mig"] == "added"
     markdown = run("diff", "--base", "HEAD", "--output", "markdown").output

@@ -189,7 +189,9 @@ def test_init_writes_a_repo_that_passes_its_checks_or_nothing(tmp_path, run, pla
     if result.exit_code != 0:
         assert result.exit_code == 2, result.output
         assert not target.exists() or not any(target.iterdir()), result.output
-        assert "Traceback" not in result.output
+        last = result.output.strip().splitlines()[-1]
+        # says why, and what to choose instead or that nothing was written
+        assert last.startswith("gengpu: error: ") and ("choose" in last or "nothing was written" in last), last
         return
     checked = run("validate", "--output", "json", cwd=target)
     errors = [f for f in json.loads(checked.output)["findings"] if f["severity"] == "error"]

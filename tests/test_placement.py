@@ -76,17 +76,24 @@ def test_a_component_keeps_the_workload_and_adds_only_placement(tmp_path, compon
     assert job.get("tolerations", []) == spec["tolerations"]
 
 
-def test_every_pool_is_pinned_to_its_own_nodes():
-    """Two pools of one cluster never share a node selector (GKE managed pools included)."""
-    for overlay in (REPO / "overlays").iterdir():
-        selectors = {}
+def test_every_pool_is_pinned_to_its_own_nodes(repo, run):
+    """Two pools of one cluster never share a node selector: the fixture clusters with several pools (GKE
+    managed and auto-provisioned pools of one accelerator included)."""
+    for fixture in sorted((REPO / "tests" / "fixtures" / "profiles").glob("*.yaml")):
+        shutil.copy(fixture, repo / "profiles")
+    assert run("build").exit_code == 0
+    pairs = 0
+    for overlay in sorted((repo / "overlays").iterdir()):
+        selectors: dict[str, set] = {}
         for component in sorted((overlay / "components").glob("*")):
             spec = yaml.safe_load((component / "placement.yaml").read_text())["spec"]
             selectors.setdefault(spec["pool"], set()).add(tuple(sorted(spec["nodeSelector"].items())))
         pools = list(selectors)
         for i, a in enumerate(pools):
             for b in pools[i + 1:]:
+                pairs += 1
                 assert not selectors[a] & selectors[b], (overlay.name, a, b)
+    assert pairs >= 2  # eks-shared-paths and gke-driver-paths have two pools each
 
 
 def test_a_pods_own_toleration_of_the_pool_taint_is_made_valid(tmp_path):

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gengpu import charts
+
 REPO = Path(__file__).resolve().parent.parent
 OVERLAYS = REPO / "overlays"
 
@@ -438,11 +440,10 @@ def test_aks_with_the_operators_driver_is_microsofts_documented_setup(repo, run)
     assert (values["driver"]["enabled"], values["toolkit"]["enabled"]) == (True, True)
 
 
-@pytest.mark.parametrize("version", [c.version for c in __import__("gengpu.charts").charts.versions("gpu-operator")])
+@pytest.mark.parametrize("version", [c.version for c in charts.versions("gpu-operator")])
 def test_every_generated_helm_value_is_a_key_of_the_pinned_chart(version):
     """Helm silently ignores a key its chart does not have (cdi.default after v25.10.0): every key gengpu writes
     is in the chart's values.yaml of the profile's operator version."""
-    from gengpu import charts
     from gengpu.compiling.operator_app import helm_values
     from gengpu.model import build_profile
 

@@ -8,13 +8,12 @@ The same schema files serve kubeconform; tests hold the two to the same per-reso
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 
 from gengpu.checking import cel
 from gengpu.findings import Finding, UsageError
-from gengpu.schemas_dir import schemas_path
+from gengpu.schemas_dir import kubernetes_schemas_path, schemas_path
 
 DEFAULT_KUBERNETES_VERSION = "1.37"
 _DEFINITIONS = "https://kubernetes.io/api/_definitions.json"
@@ -25,17 +24,8 @@ def schema_name(group: str, version: str, kind: str) -> str:
     return (f"{kind}-{group.split('.')[0]}-{version}" if group else f"{kind}-{version}").lower() + ".json"
 
 
-@functools.cache
-def _package_dir() -> Path:
-    try:
-        import kubernetes_validate
-    except ImportError as exc:  # pragma: no cover - a declared dependency
-        raise UsageError("the Python package kubernetes-validate is missing; run `pip install gengpu`") from exc
-    return Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
-
-
 def native_dir(kubernetes_version: str) -> Path:
-    folder = _package_dir() / f"v{kubernetes_version}.0-local-strict"
+    folder = kubernetes_schemas_path() / f"v{kubernetes_version}.0-local-strict"
     if not folder.is_dir():
         raise UsageError(f"no Kubernetes schemas for {kubernetes_version} in kubernetes-validate "
                          "(it has 1.25 to 1.37); give --kubernetes-version X.Y or the profile's kubernetesVersion")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 
 from gengpu import catalog
-from gengpu.cluster import gpu_counts, mig_layout, nap_gpu_needs
+from gengpu.cluster import gpu_counts, mig_layout, nap_gpu_needs, nap_named_limits
 from gengpu.compiling import nodes
 from gengpu.model import NodePool, Profile
 
@@ -294,11 +294,7 @@ def gke_autoprovisioning(profile: Profile) -> dict | None:
         if key in conf:
             limits.append({"resourceType": resource, "minimum": conf[key].get("minimum", 0),
                            "maximum": conf[key]["maximum"]})
-    gpus = {}
-    for model, maximum in (conf.get("gpus") or {}).items():
-        gpu_id = catalog.resolve_gpu(model)
-        accelerator = catalog.gke_accelerator(gpu_id) if gpu_id else None
-        gpus[accelerator or model] = maximum
+    gpus = {accelerator: maximum for accelerator, (_, maximum) in nap_named_limits(profile).items()}
     # Pools on one accelerator share its cluster-wide limit: the sum of theirs, unless the profile names one
     # (rules refuse a named limit below that sum, and pools with no limit at all).
     for accelerator, (total, _, _) in nap_gpu_needs(profile).items():

@@ -45,7 +45,7 @@ def files(profile: Profile, pool: NodePool) -> dict[str, dict]:
                 "spec": {
                     # What the component adds, written out too: the rules read this file as it is.
                     "nodeSelector": node_selector(profile, pool, resource),
-                    **({"tolerations": tolerations(profile, pool)} if tolerations(profile, pool) else {}),
+                    **({"tolerations": tolerated} if (tolerated := tolerations(profile, pool)) else {}),
                     # The NVIDIA container toolkit opens the GPU device nodes to the container's user.
                     "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "runAsGroup": 65534,
                                         "seccompProfile": {"type": "RuntimeDefault"}},

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from gengpu.findings import UsageError
+from gengpu.schemas_dir import kubernetes_schemas_path
 
 VARIANT = "-local-strict"
 
@@ -24,14 +25,6 @@ def cache_root() -> Path:
         return Path(os.environ["GENGPU_CACHE_DIR"])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "gengpu"
-
-
-def _package_dir() -> Path:
-    try:
-        import kubernetes_validate
-    except ImportError as exc:  # pragma: no cover - a declared dependency
-        raise UsageError("the Python package kubernetes-validate is missing; run `pip install -e .`") from exc
-    return Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
 
 
 def _rewrite(text: str) -> str:
@@ -44,7 +37,7 @@ def _rewrite(text: str) -> str:
 def schema_dir(kubernetes_version: str) -> Path:
     """Folder kubeconform reads as {{ .NormalizedKubernetesVersion }}-local-strict, built on first use."""
     name = f"v{kubernetes_version}.0{VARIANT}"
-    source = _package_dir() / name
+    source = kubernetes_schemas_path() / name
     if not source.is_dir():
         raise UsageError(f"no Kubernetes schemas for {kubernetes_version} in kubernetes-validate "
                          "(it has 1.25 to 1.37); change spec.kubernetesVersion")

@@ -1,15 +1,13 @@
-from gengpu import catalog
 from gengpu.checking.rules.base import Hit, Rule, pool_path
-from gengpu.cluster import nap_gpu_needs
+from gengpu.cluster import nap_gpu_needs, nap_named_limits
 
 
 def check(profile, ctx=None):
     if profile.platform != "gke":
         return
-    named = {str(k) for k in ((profile.gke.get("autoprovisioning") or {}).get("gpus") or {})}
-    named_accelerators = {catalog.gke_accelerator(catalog.resolve_gpu(m)) or m for m in named}
+    named = nap_named_limits(profile)
     for accelerator, (_, _, unlimited) in nap_gpu_needs(profile).items():
-        if accelerator in named_accelerators:
+        if accelerator in named:
             continue
         for pool in unlimited:
             yield Hit(pool_path(pool, "limits") if pool.limits else pool_path(pool),

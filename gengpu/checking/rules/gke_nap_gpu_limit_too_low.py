@@ -1,15 +1,12 @@
-from gengpu import catalog
 from gengpu.checking.rules.base import Hit, Rule
-from gengpu.cluster import nap_gpu_needs
+from gengpu.cluster import nap_gpu_needs, nap_named_limits
 
 
 def check(profile, ctx=None):
     if profile.platform != "gke":
         return
-    named = (profile.gke.get("autoprovisioning") or {}).get("gpus") or {}
     needs = nap_gpu_needs(profile)
-    for model, maximum in named.items():
-        accelerator = catalog.gke_accelerator(catalog.resolve_gpu(str(model))) or str(model)
+    for accelerator, (model, maximum) in nap_named_limits(profile).items():
         total, pools, _ = needs.get(accelerator, (0, [], []))
         if isinstance(maximum, int) and total > maximum:
             yield Hit(("spec", "gke", "autoprovisioning", "gpus", model),

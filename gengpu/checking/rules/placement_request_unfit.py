@@ -10,10 +10,9 @@ def check(subject, ctx=None):
         return
     pool = placed.pool.name
     offered = ", ".join(o.resource for o in placed.offers)
-    elsewhere = {o.resource: [] for p in ctx.offers for o in p.offers}
-    for p in ctx.offers:
-        for o in p.offers:
-            elsewhere[o.resource].append(o)
+    elsewhere: dict[str, list] = {}  # resource -> every pool's offer of it
+    for o in (o for p in ctx.offers for o in p.offers):
+        elsewhere.setdefault(o.resource, []).append(o)
     for path, spec in subject.pods:
         for rel, c in containers_of(spec):
             for name, value in gpu_resources(c, "limits", vendors=False).items():

@@ -34,7 +34,7 @@ class PoolOffers:
 def mig_strategy(profile: Profile) -> str:
     """One MIG strategy per cluster (the operator sets it for every node)."""
     for pool in profile.node_pools:
-        if pool.sharing.mode == "mig" and pool.sharing.mig:
+        if pool.sharing.mode == "mig" and pool.sharing.mig and not pool.dra:  # DRA hands out MIG devices itself
             return pool.sharing.mig.strategy
     return "none"
 
@@ -65,7 +65,9 @@ def pool_offers(profile: Profile, pool: NodePool) -> PoolOffers:
     def times(n: int) -> int | None:
         return gpus * n if gpus else None
 
-    if s.mode in ("time-slicing", "mps"):
+    if pool.dra:
+        offers = ()  # pods claim devices through ResourceClaims, no extended resource is advertised
+    elif s.mode in ("time-slicing", "mps"):
         fail = s.fail_requests_greater_than_one
         if fail is None:
             fail = s.mode == "mps"

@@ -59,6 +59,11 @@ class NodePool:
     weight: int | None = None
     verify: bool = False
     kubelet: dict = field(default_factory=dict)  # EC2NodeClass spec.kubelet fields
+    allocation: str = "device-plugin"  # or "dra": pods claim GPUs through NVIDIA's DRA driver
+
+    @property
+    def dra(self) -> bool:
+        return self.allocation == "dra"
 
     @property
     def gpu_ids(self) -> tuple[str | None, ...]:
@@ -128,6 +133,11 @@ class Profile:
     aks: dict = field(default_factory=dict)
     gke: dict = field(default_factory=dict)
     verify_image: str = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0"
+    dra_driver_version: str | None = None  # None: the catalog's default
+
+    @property
+    def dra_pools(self) -> tuple[NodePool, ...]:
+        return tuple(p for p in self.node_pools if p.dra)
 
     @property
     def monitoring(self) -> str:
@@ -193,6 +203,7 @@ def _pool(index: int, data: dict) -> NodePool:
         weight=data.get("weight"),
         verify=data.get("verify", False),
         kubelet=dict(data.get("kubelet") or {}),
+        allocation=data.get("allocation", "device-plugin"),
     )
 
 
@@ -242,4 +253,5 @@ def build_profile(data: dict, source: str) -> Profile:
         aks=dict(spec.get("aks", {})),
         gke=dict(spec.get("gke", {})),
         **({"verify_image": spec["verifyImage"]} if "verifyImage" in spec else {}),
+        dra_driver_version=(spec.get("draDriver") or {}).get("version"),
     )

@@ -77,6 +77,57 @@ def _script_flags(path: Path) -> dict[str, str]:
     return {k: " ".join(v) for k, v in flags.items()}
 
 
+def _check_dra_pool(overlay: Path, name: str, pool: dict, operator: bool, c: Checks) -> None:
+    """A DRA pool: no device-plugin key, nodes kept from the device plugin, one claim template per slice type."""
+    pname = pool["name"]
+    sharing = pool.get("sharing") or {}
+    mode = sharing.get("mode", "none")
+    dp = overlay / "device-plugin-config.yaml"
+    if dp.exists():
+        c.that(pname not in _docs(dp.read_text())[0]["data"], f"{name}/{pname}: no device-plugin key (DRA)")
+    values = _docs((overlay / "dra-driver-values.yaml").read_text())[0]
+    c.that(values.get("gpuResourcesEnabledOverride") is True and values["resources"]["gpus"]["enabled"] is True,
+           f"{name}/{pname}: DRA chart allocates GPUs")
+    gates = {"time-slicing": "TimeSlicingSettings", "mps": "MPSSupport"}
+    if mode in gates:
+        c.that(values.get("featureGates", {}).get(gates[mode]) is True, f"{name}/{pname}: DRA sharing gate on")
+    script = next(iter(sorted(overlay.glob(f"*-nodepool-{pname}.sh"))), None)
+    if script is not None:
+        raw = _script_flags(script).get("--labels") or _script_flags(script).get("--node-labels") or ""
+        labels = dict(kv.split("=", 1) for kv in re.split(r"[ ,]", raw) if "=" in kv)
+        selector = values["kubeletPlugin"]["nodeSelector"]
+        c.that(all(labels.get(k) == v for k, v in selector.items()), f"{name}/{pname}: DRA plugin runs on the pool")
+        if operator:
+            c.that(labels.get("nvidia.com/gpu.deploy.device-plugin") == "false",
+                   f"{name}/{pname}: operator's device plugin kept off")
+    layout = (sharing.get("mig") or {}).get("layout") or {}
+    wanted = {f"{pname}-{p}": "mig.nvidia.com" for p in layout} if mode == "mig" and layout else \
+        {} if mode == "mig" else {pname: "gpu.nvidia.com"}
+    found = {}
+    for folder in sorted((overlay / "components").glob(f"{pname}*")):
+        placement = yaml.safe_load((folder / "placement.yaml").read_text())["spec"]
+        if placement["pool"] != pname:
+            continue
+        template = yaml.safe_load((folder / "resourceclaimtemplate.yaml").read_text())
+        c.that(placement["claim"]["resourceClaimTemplateName"] == template["metadata"]["name"] == folder.name,
+               f"{name}/{pname}: claim names its template")
+        request = template["spec"]["spec"]["devices"]["requests"][0]
+        found[folder.name] = request["exactly"]["deviceClassName"]
+        if mode == "mig":
+            profile = folder.name.removeprefix(f"{pname}-")
+            c.that(profile in request["exactly"]["selectors"][0]["cel"]["expression"], f"{name}/{pname}: MIG selector")
+    if wanted:
+        c.that(found == wanted, f"{name}/{pname}: one claim template per slice type")
+    if pool.get("verify"):
+        deploy = _docs((overlay / "verify" / pname / "deployment.yaml").read_text())[0]
+        pod = deploy["spec"]["template"]["spec"]
+        c.that(all(ct["resources"].get("claims") == [{"name": "gpu"}] and
+                   not any(k.startswith("nvidia.com/") for k in ct["resources"]["limits"]) for ct in pod["containers"]),
+               f"{name}/{pname}: verify claims its GPU")
+        if mode in SHARED:
+            c.that(len(pod["containers"]) == sharing["replicas"], f"{name}/{pname}: verify shares one claim")
+
+
 def check(repo: Path, name: str, c: Checks) -> None:
     profile = yaml.safe_load((repo / "profiles" / f"{name}.yaml").read_text())
     spec = profile["spec"]
@@ -99,6 +150,9 @@ def check(repo: Path, name: str, c: Checks) -> None:
         mode = sharing.get("mode", "none")
         taints = pool.get("taints", [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]
                                      if platform != "gke-autopilot" else [])
+        if pool.get("allocation") == "dra":
+            _check_dra_pool(overlay, name, pool, operator, c)
+            continue
 
         # 1. the pool's sharing config, under the key its nodes are labelled with
         if operator:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 GENGPU = str(Path(sys.executable).parent / "gengpu")
-CLUSTERS = ["aks-t4-timeslicing", "eks-h100-mig", "eks-l4-mps", "eks-spot-ondemand", "gke-a100-spot", "gke-autopilot-l4"]
+CLUSTERS = ["aks-t4-timeslicing", "eks-h100-mig", "eks-l4-mps", "eks-spot-ondemand", "gke-a100-spot", "gke-autopilot-l4",
+            "gke-dra"]
 
 
 def counts(summary: str) -> dict:

@@ -12,6 +12,9 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 KUSTOMIZE = str(REPO / "bin" / "kustomize")
 COMPONENTS = sorted(p for p in (REPO / "overlays").glob("*/components/*") if p.is_dir())
+# Components of DRA pools add a claim instead of relying on an extended resource.
+CLAIMING = [p for p in COMPONENTS if "claim" in yaml.safe_load((p / "placement.yaml").read_text())["spec"]]
+COMPONENTS = [p for p in COMPONENTS if p not in CLAIMING]
 
 APP = """\
 apiVersion: apps/v1
@@ -74,6 +77,41 @@ def test_a_component_keeps_the_workload_and_adds_only_placement(tmp_path, compon
     assert job["containers"][0]["resources"] == {"limits": {resource: 1}}
     assert job["nodeSelector"] == spec["nodeSelector"]
     assert job.get("tolerations", []) == spec["tolerations"]
+
+
+DRA_APP = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: trainer}
+spec:
+  selector: {matchLabels: {app: trainer}}
+  template:
+    metadata: {labels: {app: trainer}}
+    spec:
+      resourceClaims: [{name: scratch, resourceClaimTemplateName: nvme}]
+      containers:
+        - {name: main, image: cuda, resources: {claims: [{name: gpu}, {name: scratch}], limits: {cpu: "4"}}}
+"""
+
+
+@pytest.mark.parametrize("component", CLAIMING, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_a_dra_component_adds_its_claim_and_template_in_the_apps_namespace(tmp_path, component):
+    spec = yaml.safe_load((component / "placement.yaml").read_text())["spec"]
+    shutil.copytree(component, tmp_path / "pool")
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "workloads.yaml").write_text(DRA_APP)
+    (app / "kustomization.yaml").write_text("namespace: research\nresources: [workloads.yaml]\ncomponents: [../pool]\n")
+    out = subprocess.run([KUSTOMIZE, "build", str(app)], capture_output=True, text=True, check=True).stdout
+    deployment, template = sorted(yaml.safe_load_all(out), key=lambda d: d["kind"])
+    pod = deployment["spec"]["template"]["spec"]
+    assert spec["claim"] == {"name": "gpu", "resourceClaimTemplateName": component.name}
+    assert pod["resourceClaims"] == [{"name": "scratch", "resourceClaimTemplateName": "nvme"}, spec["claim"]]
+    assert pod["containers"][0]["resources"] == {"claims": [{"name": "gpu"}, {"name": "scratch"}],
+                                                 "limits": {"cpu": "4"}}
+    assert pod["nodeSelector"] == spec["nodeSelector"]
+    assert (template["kind"], template["metadata"]) == (
+        "ResourceClaimTemplate", {"name": component.name, "namespace": "research"})
 
 
 def test_every_pool_is_pinned_to_its_own_nodes(repo, run):

@@ -183,7 +183,7 @@ def test_placement_on_gke_autopilot(tmp_path):
 
 def test_cronjob_patch_places_pods_like_the_pod_template_patch():
     components = sorted(OVERLAYS.glob("*/components/*"))
-    assert len(components) == 8
+    assert len(components) == 10
     for pool_dir in components:
         patch = yaml.safe_load((pool_dir / "pod-template.yaml").read_text())
         cron = yaml.safe_load((pool_dir / "cronjob.yaml").read_text())

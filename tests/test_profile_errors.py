@@ -115,7 +115,8 @@ def test_fix_hints_are_specific(tmp_path, run):
     report = json.loads(result.output)
     fixes = {f["file"]: f["fix"] for f in report["findings"]}
     assert fixes["typo.yaml"].startswith("did you mean gpusPerNode? remove it or fix its spelling; allowed here: "
-                                         "capacityTypes, consolidateAfter, consolidationPolicy, cudaVersion, gpu, "
+                                         "allocation, capacityTypes, consolidateAfter, consolidationPolicy, cudaVersion, "
+                                         "gpu, "
                                          "gpusPerNode")
     assert fixes["unquoted.yaml"] == 'quote the value: "1.33"'
     assert report["summary"] == {"error": 2, "warning": 0, "info": 0}

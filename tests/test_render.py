@@ -5,6 +5,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gengpu.rendering import k8s_schemas
 from gengpu.schemas_dir import schemas_path
@@ -18,9 +19,13 @@ OVERLAYS = sorted(p.parent for p in (REPO / "overlays").glob("*/kustomization.ya
 @pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.relative_to(REPO / "overlays").as_posix())
 def test_committed_overlay_passes_kubeconform_strict_with_nothing_skipped(overlay):
     rendered = subprocess.run([BIN / "kustomize", "build", overlay], capture_output=True, text=True, check=True)
-    k8s = k8s_schemas.schema_dir("1.33")
+    # the Kubernetes version the cluster's profile names (verify/ folders belong to their cluster's overlay)
+    top = REPO / "overlays" / overlay.relative_to(REPO / "overlays").parts[0]
+    version = yaml.safe_load((top / "kustomization.yaml").read_text())["metadata"]["annotations"][
+        "gengpu.dev/kubernetes-version"]
+    k8s = k8s_schemas.schema_dir(version)
     proc = subprocess.run(
-        [BIN / "kubeconform", "-kubernetes-version", "1.33.0", "-strict", "-summary", "-output", "json",
+        [BIN / "kubeconform", "-kubernetes-version", f"{version}.0", "-strict", "-summary", "-output", "json",
          "-schema-location", f"{k8s.parent}/{{{{ .NormalizedKubernetesVersion }}}}-local{{{{ .StrictSuffix }}}}/"
                              "{{ .ResourceKind }}{{ .KindSuffix }}.json",
          "-schema-location", f"{schemas_path()}/crds/{{{{ .ResourceKind }}}}{{{{ .KindSuffix }}}}.json",
@@ -35,7 +40,7 @@ def test_committed_overlay_passes_kubeconform_strict_with_nothing_skipped(overla
 def test_validate_runs_clean_on_the_example_repo(repo, run):
     result = run("validate")
     assert result.exit_code == 0, result.output
-    assert result.output == ("gengpu: checked 6 profile(s), 10 rendered kustomization(s), 2 Argo CD manifest(s): "
+    assert result.output == ("gengpu: checked 7 profile(s), 13 rendered kustomization(s), 2 Argo CD manifest(s): "
                              "no findings.\n")
 
 

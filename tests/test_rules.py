@@ -656,3 +656,31 @@ def test_a_config_label_is_not_judged_without_any_config(run, tmp_path):
     assert [f for f in got if f[0] == "config-label-unknown"] == []
     assert ("config-label-unknown", "24:42") in findings(run, tmp_path, CM + NODEPOOL.replace("config: pool",
                                                                                                 "config: missing"))
+
+# DRA pools: Kubernetes 1.34 (resource.k8s.io/v1), a platform and a provisioner that support them
+DRA = (("kubernetesVersion: \"1.33\"", "kubernetesVersion: \"1.34\""), ("      sharing:\n", "      allocation: dra\n      sharing:\n"))
+PROFILE_CASES["dra-kubernetes-too-old"] = (edit(*AKS_MANAGED, DRA[1]), "19:19", edit(*AKS_MANAGED, *DRA))
+PROFILE_CASES["dra-provisioner-unsupported"] = (edit(*DRA), "18:20", edit(*AKS_MANAGED, *DRA))
+PROFILE_CASES["dra-platform-unsupported"] = (edit(*AUTOPILOT, *DRA), "19:19", edit(*AUTOPILOT, DRA[0]))
+DRA_VALUES = """\
+nvidiaDriverRoot: /run/nvidia/driver
+resources:
+  gpus:
+    enabled: true
+kubeletPlugin:
+  nodeSelector: {nvidia.com/dra-kubelet-plugin: "true"}
+"""
+DOC_CASES["dra-chart-gpus-without-override"] = (
+    None, False, DRA_VALUES, "4:5", DRA_VALUES + "gpuResourcesEnabledOverride: true\n")
+
+
+def test_a_workload_on_a_dra_pool_must_use_its_claim_and_no_extended_resource(run, tmp_path):
+    """On a DRA pool, nvidia.com/gpu is advertised by nothing, and a container must list the pod's claim."""
+    cluster = add_pool("      allocation: dra\n").replace('kubernetesVersion: "1.33"', 'kubernetesVersion: "1.34"')
+    claimed = r(PLACED, ("      containers:", "      resourceClaims: [{name: gpu, resourceClaimTemplateName: second}]\n"
+                                             "      containers:"))
+    asks_resource = findings(run, tmp_path, claimed, context=cluster)
+    assert [f for f in asks_resource if f[0].startswith("placement")] == [
+        ("placement-without-gpu-request", "14:7"), ("placement-request-unfit", "19:15")]
+    uses_claim = r(claimed, ("            limits:\n              nvidia.com/gpu: 1\n", "            claims: [{name: gpu}]\n"))
+    assert [f for f in findings(run, tmp_path, uses_claim, context=cluster) if f[0].startswith("placement")] == []

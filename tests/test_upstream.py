@@ -71,8 +71,9 @@ def test_every_generated_config_is_accepted_by_upstream_and_by_gengpu(harness, r
             out.parent.mkdir(exist_ok=True)
             out.write_text(docs[0].data["data"][key])
             written[kind].append(out)
-    # five overlays with the operator, each with a default key and one key per pool; one MIG overlay
-    assert (len(written["device-plugin"]), len(written["mig-parted"])) == (10, 1)
+    # six overlays with the operator, each with a default key and one key per device-plugin pool (gke-dra's pools
+    # use DRA and have none); two MIG overlays (eks-h100-mig, and gke-dra's MIG manager config)
+    assert (len(written["device-plugin"]), len(written["mig-parted"])) == (11, 2)
     for kind, files in written.items():
         upstream = harness(kind, files)
         assert [n for n, v in upstream.items() if not v["valid"]] == []
@@ -142,8 +143,8 @@ def test_verification_workloads_pass_pod_security_restricted(harness, tmp_path):
             assert set(c["resources"]["requests"]) == {"cpu", "memory"}
             assert {"cpu", "memory"} <= set(c["resources"]["limits"])
         rendered.append(out)
-    assert len(rendered) == 3
+    assert len(rendered) == 5
     out = subprocess.run([str(harness.binary), "pss", *map(str, rendered)], capture_output=True, text=True,
                          check=True)
     verdicts = json.loads(out.stdout)
-    assert len(verdicts) == 3 and all(v["valid"] for v in verdicts), verdicts
+    assert len(verdicts) == 5 and all(v["valid"] for v in verdicts), verdicts

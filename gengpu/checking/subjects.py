@@ -307,6 +307,7 @@ def _configmap(doc: Document, data: dict, name: str, namespace) -> tuple[list[Su
 _VALUES_CONFIGS = {
     "gpu-operator": (("devicePlugin", "config", "data"), "device-plugin", ("migManager", "config", "data"), "mig-parted"),
     "nvidia-device-plugin": (("config", "map"), "device-plugin"),
+    "nvidia-dra-driver-gpu": (),  # claims carry their configs, not the values
 }
 
 

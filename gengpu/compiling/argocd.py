@@ -15,6 +15,7 @@ chart intends.
 from __future__ import annotations
 
 from gengpu import catalog
+from gengpu.compiling import dra
 from gengpu.compiling.operator_app import VALUES_FILE
 from gengpu.model import Profile
 
@@ -52,6 +53,17 @@ def _chart_source(version: str, repo_url: str, values_path: str) -> dict:
     }
 
 
+def _dra_source(profile: Profile) -> dict:
+    """NVIDIA's DRA driver chart, with the values gengpu wrote beside the overlay."""
+    chart = dra.driver_settings()
+    return {
+        "repoURL": chart["repoURL"],
+        "chart": chart["chart"],
+        "targetRevision": dra.chart_version(profile),
+        "helm": {"releaseName": dra.RELEASE, "valueFiles": [f"$values/{profile.overlay_path}/{dra.VALUES_FILE}"]},
+    }
+
+
 def driver_installer(profile: Profile) -> dict | None:
     """The source that installs Google's NVIDIA driver on GKE nodes run by the GPU Operator.
 
@@ -77,6 +89,9 @@ def application(profile: Profile) -> dict:
     if profile.operator.enabled:
         sources.insert(0, _chart_source(profile.operator.version, argo.repo_url,
                                         f"{profile.overlay_path}/{VALUES_FILE}"))
+    if profile.dra_pools:
+        sources.insert(1 if profile.operator.enabled else 0, _dra_source(profile))
+    if profile.operator.enabled or profile.dra_pools:
         sources.append({"repoURL": argo.repo_url, "targetRevision": argo.revision, "ref": "values"})
     if driver_installer(profile):
         sources.append(driver_installer(profile))
@@ -99,6 +114,7 @@ def cluster_params(profile: Profile) -> dict:
         "namespace": profile.operator.namespace,
         "project": argo.project,
         "operatorVersion": profile.operator.version if profile.operator.enabled else "",
+        "draDriverVersion": dra.chart_version(profile) if profile.dra_pools else "",
         "driverInstallerPath": (driver_installer(profile) or {}).get("path", ""),
         "driverInstallerRevision": (driver_installer(profile) or {}).get("targetRevision", ""),
     }}
@@ -114,8 +130,9 @@ spec:
     server: '{{ .cluster.server }}'
     {{- end }}
     namespace: '{{ .cluster.namespace }}'
-  {{- if .cluster.operatorVersion }}
+  {{- if or .cluster.operatorVersion .cluster.draDriverVersion }}
   sources:
+    {{- if .cluster.operatorVersion }}
     - repoURL: %(chart_repo)s
       chart: %(chart)s
       targetRevision: '{{ .cluster.operatorVersion }}'
@@ -123,6 +140,16 @@ spec:
         releaseName: gpu-operator
         valueFiles:
           - '$values/{{ .path.path }}/%(values)s'
+    {{- end }}
+    {{- if .cluster.draDriverVersion }}
+    - repoURL: %(dra_repo)s
+      chart: %(dra_chart)s
+      targetRevision: '{{ .cluster.draDriverVersion }}'
+      helm:
+        releaseName: %(dra_release)s
+        valueFiles:
+          - '$values/{{ .path.path }}/%(dra_values)s'
+    {{- end }}
     - repoURL: %(repo)s
       targetRevision: %(revision)s
       path: '{{ .path.path }}'
@@ -170,7 +197,10 @@ def applicationset(profile: Profile) -> dict:
             # Destination and sources depend on each cluster's parameters (operator or not, server or name).
             "templatePatch": _PATCH % {"chart_repo": chart["repoURL"], "chart": chart["name"], "values": VALUES_FILE,
                                        "repo": argo.repo_url, "revision": argo.revision,
-                                       "installer": catalog.software()["gkeDriverInstaller"]["repoURL"]},
+                                       "installer": catalog.software()["gkeDriverInstaller"]["repoURL"],
+                                       "dra_repo": dra.driver_settings()["repoURL"],
+                                       "dra_chart": dra.driver_settings()["chart"], "dra_release": dra.RELEASE,
+                                       "dra_values": dra.VALUES_FILE},
         },
     }
 

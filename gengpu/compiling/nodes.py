@@ -10,6 +10,12 @@ POOL_LABEL = "gengpu.dev/pool"
 DEVICE_PLUGIN_LABEL = "nvidia.com/device-plugin.config"
 MIG_LABEL = "nvidia.com/mig.config"
 GKE_OPT_OUT_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+# "true" on DRA pools: where NVIDIA's DRA kubelet plugin runs, and the label the GPU Operator's driver manager is told
+# to evict its pods by (NVIDIA GPU Operator docs, "NVIDIA DRA Driver for GPUs", known issue).
+DRA_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"
+# The GPU Operator keeps a state label that is already set (controllers/state_manager.go, addGPUStateLabels), and its
+# device plugin DaemonSet selects "true": "false" keeps the plugin off a node whose GPUs the DRA driver hands out.
+OPERATOR_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 # Taints the platform itself puts on spot nodes.
 SPOT_TAINTS = {
     "aks": Taint("kubernetes.azure.com/scalesetpriority", "NoSchedule", "spot"),
@@ -19,7 +25,18 @@ SPOT_TAINTS = {
 
 def node_labels(profile: Profile, pool: NodePool) -> dict:
     """Labels every node of the pool carries, so configs and pods find it without manual labelling."""
-    labels = {POOL_LABEL: pool.name, DEVICE_PLUGIN_LABEL: pool.name}
+    labels = {POOL_LABEL: pool.name}
+    if pool.dra:
+        labels[DRA_PLUGIN_LABEL] = "true"
+        if profile.platform == "gke":
+            # GKE's device plugin would hand out the same GPUs; the DRA chart's kubelet plugin selects gpu.present;
+            # the cluster autoscaler scales a DRA pool up from zero by the last (GKE DRA guides and NVIDIA's GKE demo).
+            labels.update({GKE_OPT_OUT_LABEL: "true", "nvidia.com/gpu.present": "true",
+                           "cloud.google.com/gke-nvidia-gpu-dra-driver": "true"})
+        if profile.operator.enabled:
+            labels[OPERATOR_DEVICE_PLUGIN_LABEL] = "false"
+    else:
+        labels[DEVICE_PLUGIN_LABEL] = pool.name
     if pool.sharing.mode == "mig" and profile.operator.enabled:
         labels[MIG_LABEL] = pool.name
     if profile.platform == "gke" and profile.operator.enabled:

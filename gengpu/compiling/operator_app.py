@@ -6,6 +6,7 @@ import copy
 
 from gengpu import catalog, charts
 from gengpu.cluster import mig_strategy
+from gengpu.compiling import nodes
 from gengpu.compiling.sharing import DEFAULT_KEY, DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, mig_pools
 from gengpu.model import Profile
 
@@ -64,6 +65,11 @@ def helm_values(profile: Profile) -> dict:
             # Cloud GPUs need a reboot to change MIG mode (gpu-operator-mig.rst, CSP section).
             "env": [{"name": "WITH_REBOOT", "value": "true"}],
         }
+    if profile.dra_pools and profile.owns("driver"):
+        # The driver manager must evict the DRA kubelet plugin before it reloads the driver (known issue in NVIDIA's
+        # "NVIDIA DRA Driver for GPUs" page): it finds those pods by this node label.
+        values["driver"]["manager"] = {"env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION",
+                                                "value": nodes.DRA_PLUGIN_LABEL}]}
     values["daemonsets"] = {"tolerations": tolerations}
     values["node-feature-discovery"] = {"worker": {"tolerations": _NFD_BASE_TOLERATIONS + tolerations}}
     if profile.monitoring == "gke-managed":

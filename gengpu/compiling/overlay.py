@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gengpu.compiling import argocd, monitoring, operator_app, placement, provisioning, sharing, verify
+from gengpu.compiling import argocd, dra, monitoring, operator_app, placement, provisioning, sharing, verify
 from gengpu.compiling.yamltext import dump, dump_all
 from gengpu.headers import header
 from gengpu.model import Profile
@@ -111,6 +111,8 @@ def compile_overlay(profile: Profile, local_component: bool = False) -> dict[str
     files.update({name: _text(top, docs) for name, docs in resources.items()})
     if profile.operator.enabled:
         files[operator_app.VALUES_FILE] = _text(top, operator_app.helm_values(profile))
+    if profile.dra_pools:
+        files[dra.VALUES_FILE] = _text(top, dra.helm_values(profile))
     files[argocd.CLUSTER_FILE] = _text(top, argocd.cluster_params(profile))
     for name, content in provisioning.side_files(profile).items():
         files[name] = _text(top, content)

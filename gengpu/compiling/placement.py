@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from gengpu import catalog
 from gengpu.cluster import mig_layout, pool_offers
-from gengpu.compiling import nodes
+from gengpu.compiling import dra, nodes
 from gengpu.model import NodePool, Profile
 
 POD_KINDS = "Deployment|StatefulSet|Job|ReplicaSet"
@@ -20,7 +20,12 @@ POOL_ANNOTATION = "gengpu.dev/pool"
 
 
 def component_names(profile: Profile, pool: NodePool) -> list[tuple[str, str]]:
-    """(component folder, resource) per resource the pool advertises; MIG resources name their profile."""
+    """(component folder, resource) per resource the pool advertises; MIG resources name their profile.
+
+    A DRA pool has one component per slice type, and its "resource" is the device class the claim asks for.
+    """
+    if pool.dra:
+        return [(s.name, s.device_class) for s in dra.slices(profile, pool)]
     offers = pool_offers(profile, pool).offers
     if len(offers) == 1 and not offers[0].resource.startswith("nvidia.com/mig-"):
         return [(pool.name, offers[0].resource)]
@@ -99,11 +104,13 @@ def component(profile: Profile, pool: NodePool, name: str, resource: str) -> dic
         "spec": {"jobTemplate": {"spec": {"template": {"spec": {"nodeSelector": selector}}}}},
     }
     wanted = tolerations(profile, pool)
+    claim = {"name": dra.CLAIM, "resourceClaimTemplateName": name} if pool.dra else None
     placement = {
         "apiVersion": "gengpu.dev/v1alpha1",
         "kind": "Placement",
         "metadata": {"name": name, "annotations": LOCAL_CONFIG},
-        "spec": {"pool": pool.name, "resource": resource, "nodeSelector": selector, "tolerations": wanted},
+        "spec": {"pool": pool.name, **({"claim": claim} if claim else {"resource": resource}),
+                 "nodeSelector": selector, "tolerations": wanted},
     }
     # A strategic merge patch would replace the pod's whole tolerations list; a replacement of the list entry with
     # the taint's key adds ours and keeps the pod's own (kustomize creates the entry when the key is missing, and
@@ -118,10 +125,25 @@ def component(profile: Profile, pool: NodePool, name: str, resource: str) -> dic
              "options": {"create": True}},
         ],
     } for i, t in enumerate(wanted)]
+    files = {}
+    if claim:
+        # The pod's claim, merged by name like the tolerations; the container that uses the GPU names it.
+        replacements.append({
+            "source": {"kind": "Placement", "name": name, "fieldPath": "spec.claim"},
+            "targets": [
+                {"select": {"kind": POD_KINDS}, "fieldPaths": [f"spec.template.spec.resourceClaims.[name={dra.CLAIM}]"],
+                 "options": {"create": True}},
+                {"select": {"kind": "CronJob"},
+                 "fieldPaths": [f"spec.jobTemplate.spec.template.spec.resourceClaims.[name={dra.CLAIM}]"],
+                 "options": {"create": True}},
+            ],
+        })
+        piece = next(s for s in dra.slices(profile, pool) if s.name == name)
+        files["resourceclaimtemplate.yaml"] = dra.claim_template(profile, pool, piece)
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1alpha1",
         "kind": "Component",
-        "resources": ["placement.yaml"],
+        "resources": ["placement.yaml", *files],
         "patches": [
             {"path": "pod-template.yaml", "target": {"kind": POD_KINDS}},
             {"path": "cronjob.yaml", "target": {"kind": "CronJob"}},
@@ -129,7 +151,7 @@ def component(profile: Profile, pool: NodePool, name: str, resource: str) -> dic
         **({"replacements": replacements} if replacements else {}),
     }
     return {"kustomization.yaml": kustomization, "placement.yaml": placement, "pod-template.yaml": patch,
-            "cronjob.yaml": cronjob}
+            "cronjob.yaml": cronjob, **files}
 
 
 def components(profile: Profile) -> dict[str, dict]:

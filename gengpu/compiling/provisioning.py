@@ -66,6 +66,8 @@ def _req(key: str, values) -> dict:
 def shared_capacity(profile: Profile, pool: NodePool, gpus: int) -> dict:
     """Extended resources one node of the pool really offers, once sharing or MIG applies."""
     s = pool.sharing
+    if pool.dra:
+        return {}  # DRA nodes advertise no extended resource to correct
     if s.mode in ("time-slicing", "mps"):
         name = "nvidia.com/gpu.shared" if s.rename_by_default else "nvidia.com/gpu"
         return {name: str(gpus * s.replicas)}

@@ -40,7 +40,8 @@ def device_plugin_configs(profile: Profile) -> dict[str, dict]:
     """ConfigMap key -> config: the default first, then one key per pool (the node label value)."""
     configs = {DEFAULT_KEY: device_plugin_config(profile, None)}
     for pool in profile.node_pools:
-        configs[pool.name] = device_plugin_config(profile, pool)
+        if not pool.dra:  # the device plugin does not run on DRA pools' nodes
+            configs[pool.name] = device_plugin_config(profile, pool)
     return configs
 
 

@@ -7,6 +7,7 @@ not share the way its profile says.
 from __future__ import annotations
 
 from gengpu.cluster import gpu_counts, mig_layout
+from gengpu.compiling import dra
 from gengpu.compiling.placement import component_names, gpu_count, node_selector, tolerations
 from gengpu.model import NodePool, Profile
 
@@ -16,6 +17,8 @@ NAMESPACE = "gengpu-verify"
 def slices_per_node(profile: Profile, pool: NodePool) -> int:
     gpus = min(gpu_counts(profile, pool) or [1])
     s = pool.sharing
+    if pool.dra and s.mode in ("time-slicing", "mps"):
+        return gpus  # one pod per GPU; its containers share the GPU's one claim
     if s.mode in ("time-slicing", "mps"):
         return gpus * s.replicas
     if s.mode == "mig":
@@ -33,6 +36,25 @@ def namespace() -> dict:
 def files(profile: Profile, pool: NodePool) -> dict[str, dict]:
     component, resource = component_names(profile, pool)[0]
     name = f"verify-{pool.name}"
+    if pool.dra:
+        # One claim per pod from the component's template; with sharing, several containers use it at once.
+        claims = {"claims": [{"name": dra.CLAIM}]}
+        gpu_limit: dict = {}
+        sharers = pool.sharing.replicas if pool.sharing.mode in ("time-slicing", "mps") else 1
+    else:
+        claims, gpu_limit, sharers = {}, {resource: gpu_count(profile, pool)}, 1
+    container = {
+        "name": "vectoradd",
+        "image": profile.verify_image,
+        "command": ["/bin/bash", "-c", "--"],
+        "args": ["while true; do /cuda-samples/vectorAdd; sleep 10; done"],
+        "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
+                      "limits": {"cpu": "500m", "memory": "256Mi", **gpu_limit}, **claims},
+        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                            "capabilities": {"drop": ["ALL"]}},
+    }
+    containers = [container] if sharers == 1 else \
+        [{**container, "name": f"vectoradd-{i}"} for i in range(sharers)]
     deployment = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -46,20 +68,12 @@ def files(profile: Profile, pool: NodePool) -> dict[str, dict]:
                     # What the component adds, written out too: the rules read this file as it is.
                     "nodeSelector": node_selector(profile, pool, resource),
                     **({"tolerations": tolerated} if (tolerated := tolerations(profile, pool)) else {}),
+                    **({"resourceClaims": [{"name": dra.CLAIM, "resourceClaimTemplateName": component}]}
+                       if pool.dra else {}),
                     # The NVIDIA container toolkit opens the GPU device nodes to the container's user.
                     "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "runAsGroup": 65534,
                                         "seccompProfile": {"type": "RuntimeDefault"}},
-                    "containers": [{
-                        "name": "vectoradd",
-                        "image": profile.verify_image,
-                        "command": ["/bin/bash", "-c", "--"],
-                        "args": ["while true; do /cuda-samples/vectorAdd; sleep 10; done"],
-                        "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
-                                      "limits": {"cpu": "500m", "memory": "256Mi",
-                                                 resource: gpu_count(profile, pool)}},
-                        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
-                                            "capabilities": {"drop": ["ALL"]}},
-                    }],
+                    "containers": containers,
                 },
             },
         },
@@ -67,6 +81,8 @@ def files(profile: Profile, pool: NodePool) -> dict[str, dict]:
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
+        # The component's ResourceClaimTemplate (DRA pools) must sit in the pods' namespace.
+        "namespace": NAMESPACE,
         "resources": ["namespace.yaml", "deployment.yaml"],
         "components": [f"../../components/{component}"],
     }

@@ -1,14 +1,25 @@
+from gengpu import catalog
 from gengpu.checking.rules._dra import nvidia_configs
 from gengpu.checking.rules.base import DRA, Hit, Rule
 
 GATES = {"TimeSlicing": "TimeSlicingSettings", "MPS": "MPSSupport"}
 
 
+def _enabled(ctx) -> set:
+    """Gates the DRA driver values gengpu writes for this cluster turn on: one per sharing mode of a DRA pool."""
+    profile = getattr(ctx, "profile", None)
+    if profile is None:
+        return set()
+    gates = catalog.software()["draDriver"]["featureGates"]
+    return {gates[p.sharing.mode] for p in profile.node_pools if p.dra and p.sharing.mode in gates}
+
+
 def check(subject, ctx=None):
+    enabled = _enabled(ctx)
     for path, params in nvidia_configs(subject.data):
         sharing = params.get("sharing") if isinstance(params.get("sharing"), dict) else {}
         gate = GATES.get(sharing.get("strategy"))
-        if gate:
+        if gate and gate not in enabled:
             yield Hit(path + ("sharing", "strategy"),
                       f"{subject.label}: {params['kind']} shares its device with {sharing['strategy']}, which NVIDIA's "
                       f"DRA driver allows only with its {gate} feature gate on (alpha, off by default)")

@@ -5,7 +5,7 @@ from gengpu.checking.rules.base import Hit, Rule, pool_path
 def check(profile, ctx=None):
     for pool in profile.node_pools:
         m = pool.sharing.mig
-        if pool.sharing.mode != "mig" or m is None or m.strategy != "single" or not pool.gpu_id:
+        if pool.sharing.mode != "mig" or m is None or m.strategy != "single" or not pool.gpu_id or pool.dra:
             continue
         layout = m.layout or (mig.preset_layout(pool.gpu_id, m.preset) if m.preset else None) or {}
         if len(layout) > 1:

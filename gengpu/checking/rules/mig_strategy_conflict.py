@@ -4,7 +4,7 @@ from gengpu.checking.rules.base import Hit, Rule, pool_path
 def check(profile, ctx=None):
     strategies = {}
     for pool in profile.node_pools:
-        if pool.sharing.mode == "mig" and pool.sharing.mig:
+        if pool.sharing.mode == "mig" and pool.sharing.mig and not pool.dra:  # strategies are the device plugin's
             strategies.setdefault(pool.sharing.mig.strategy, []).append(pool)
     if len(strategies) > 1:
         first = {s: pools[0].name for s, pools in strategies.items()}

@@ -7,7 +7,7 @@ def check(profile, ctx=None):
     if not profile.operator.enabled or catalog.version_tuple(profile.operator.version) >= catalog.version_tuple(first):
         return
     for pool in profile.node_pools:
-        if pool.sharing.mode == "mps" and pool.sharing.fail_requests_greater_than_one is False:
+        if pool.sharing.mode == "mps" and pool.sharing.fail_requests_greater_than_one is False and not pool.dra:
             yield Hit(pool_path(pool, "sharing", "failRequestsGreaterThanOne"),
                       f"nodePools[{pool.index}].sharing.failRequestsGreaterThanOne is false, but the device plugin "
                       f"of GPU Operator {profile.operator.version} forces it to true for MPS")

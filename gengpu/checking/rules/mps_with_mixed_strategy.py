@@ -2,11 +2,12 @@ from gengpu.checking.rules.base import Hit, Rule, pool_path
 
 
 def check(profile, ctx=None):
-    mixed = [p for p in profile.node_pools if p.sharing.mode == "mig" and p.sharing.mig and p.sharing.mig.strategy == "mixed"]
+    mixed = [p for p in profile.node_pools
+             if p.sharing.mode == "mig" and p.sharing.mig and p.sharing.mig.strategy == "mixed" and not p.dra]
     if not mixed or not profile.operator.enabled:
         return
     for pool in profile.node_pools:
-        if pool.sharing.mode == "mps":
+        if pool.sharing.mode == "mps" and not pool.dra:
             yield Hit(pool_path(pool, "sharing", "mode"),
                       f"nodePools[{pool.index}].sharing.mode is mps, but pool {mixed[0].name} sets the cluster's "
                       "MIG strategy to mixed, which the device plugin refuses with MPS")

@@ -4,7 +4,7 @@ from gengpu.checking.rules.base import Hit, Rule, pool_path
 def check(profile, ctx=None):
     for pool in profile.node_pools:
         s = pool.sharing
-        if s.mode == "time-slicing" and not s.fail_requests_greater_than_one:
+        if s.mode == "time-slicing" and not s.fail_requests_greater_than_one and not pool.dra:
             yield Hit(pool_path(pool, "sharing", "failRequestsGreaterThanOne") if s.fail_requests_greater_than_one
                       is not None else pool_path(pool, "sharing", "mode"),
                       f"nodePools[{pool.index}] time-slices without failRequestsGreaterThanOne: a container asking "

@@ -466,6 +466,34 @@ def import_karpenter_provisioner(file):
     click.echo("\n".join(head) + "\n" + dump(result), nl=False)
 
 
+@main.command()
+@click.argument("profiles", nargs=-1, type=click.Path())
+@click.option("--output", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
+              help="Report format.")
+@click.option("-o", "--output-dir", default="overlays", show_default=True, help="Folder of the overlays.")
+@_guarded
+def plan(profiles, output, output_dir):
+    """Estimate what each GPU pool may cost and which cloud quotas its limits need.
+
+    For every pool of PROFILES (default: every profiles/*.yaml): GPUs at the
+    minimum and at the limit, the hourly price per GPU and per shared slice or
+    MIG instance, on-demand and spot, the monthly cost at the limit, and the
+    regional quota the limits need, summed over the fleet per region and quota.
+    Figures are estimates from list prices, each traceable to the dated source in
+    gengpu/data/prices.yaml. Profiles with errors are reported and left out.
+    """
+    from gengpu import pipeline, planning, reporting
+    from gengpu.reporting import plan as plan_report
+
+    loaded = pipeline.load_profiles(pipeline.profile_files(list(profiles)), Path(output_dir))
+    errors = [f for f in loaded.findings if f.severity == "error"]
+    if errors:
+        click.echo(reporting.text(errors), err=True)
+    plans = [p for c in loaded.profiles if c.profile is not None for p in planning.plan_profile(c.profile)]
+    click.echo(plan_report.render(plans, output), nl=False)
+    sys.exit(1 if errors else 0)
+
+
 @main.command(name="diff")
 @click.option("--base", required=True, help="Git revision to compare with, e.g. origin/main.")
 @click.option("-o", "--output-dir", default="overlays", show_default=True, help="Folder of the overlays.")

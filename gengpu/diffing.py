@@ -86,15 +86,43 @@ def _text(item) -> list[str]:
     return dump_sorted(item).splitlines(keepends=True)
 
 
-def changes(base: str, overlays_dir: str = "overlays") -> dict[str, dict]:
-    """cluster -> {state, changes: [{key, change, diff}]}: every resource, Application and generated file that
-    differs between base and the working tree, new and removed ones with their whole text."""
+def _plans(tree: Path, overlays_dir: str) -> dict[str, list]:
+    """cluster -> its pools' cost and quota plans, from the profiles of one side (those that load cleanly)."""
+    from gengpu import pipeline, planning
+
+    folder = tree / pipeline.DEFAULT_PROFILES
+    files = sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]) if folder.is_dir() else []
+    loaded = pipeline.load_profiles(files, tree / overlays_dir)
+    return {c.name: planning.plan_profile(c.profile) for c in loaded.profiles if c.profile is not None}
+
+
+def spend(base: str, overlays_dir: str = "overlays") -> dict[str, dict]:
+    """cluster -> change in GPUs, maximum monthly spend and quota at the pools' limits, base to working tree."""
+    from gengpu.reporting import plan as plan_report
+
+    root = _root(base)
+    with tempfile.TemporaryDirectory(prefix="gengpu-diff-") as tmp:
+        from gengpu import pipeline
+
+        _export(base, root, [pipeline.DEFAULT_PROFILES], Path(tmp))
+        before = _plans(Path(tmp), overlays_dir)
+    return plan_report.spend_delta(before, _plans(root, overlays_dir))
+
+
+def _root(base: str) -> Path:
     top = _git(["rev-parse", "--show-toplevel"], Path.cwd())
     if top.returncode != 0:
         raise UsageError("gengpu diff runs inside a git repository")
     root = Path(top.stdout.decode().strip())
     if _git(["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"], root).returncode != 0:
         raise UsageError(f"unknown git revision '{base}'")
+    return root
+
+
+def changes(base: str, overlays_dir: str = "overlays") -> dict[str, dict]:
+    """cluster -> {state, changes: [{key, change, diff}]}: every resource, Application and generated file that
+    differs between base and the working tree, new and removed ones with their whole text."""
+    root = _root(base)
     with tempfile.TemporaryDirectory(prefix="gengpu-diff-") as tmp:
         _export(base, root, [overlays_dir, "argocd"], Path(tmp))
         before = _objects(Path(tmp), overlays_dir)
@@ -122,14 +150,17 @@ _SIGN = {"added": "+", "removed": "-", "changed": "~"}
 
 def diff(base: str, overlays_dir: str = "overlays", output: str = "text") -> tuple[str, bool]:
     """The report (text, markdown or json), and whether anything changes."""
+    from gengpu.reporting import plan as plan_report
+
     report = changes(base, overlays_dir)
+    delta = spend(base, overlays_dir)
     if output == "json":
         import json
 
-        return json.dumps({"base": base, "clusters": report}, indent=2) + "\n", bool(report)
+        return json.dumps({"base": base, "clusters": report, "spend": delta}, indent=2) + "\n", bool(report)
     if not report:
         return f"No changes against {base}.\n", False
-    out = []
+    out = plan_report.delta_lines(delta, output == "markdown")
     for cluster, entry in report.items():
         state = {"added": " (new cluster)", "removed": " (removed cluster)", "changed": ""}[entry["state"]]
         out += [f"## {cluster}{state}", ""]

@@ -134,6 +134,7 @@ class Profile:
     gke: dict = field(default_factory=dict)
     verify_image: str = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0"
     dra_driver_version: str | None = None  # None: the catalog's default
+    quotas: dict = field(default_factory=dict)  # quota name or code -> amount granted in the region
 
     @property
     def dra_pools(self) -> tuple[NodePool, ...]:
@@ -254,4 +255,5 @@ def build_profile(data: dict, source: str) -> Profile:
         gke=dict(spec.get("gke", {})),
         **({"verify_image": spec["verifyImage"]} if "verifyImage" in spec else {}),
         dra_driver_version=(spec.get("draDriver") or {}).get("version"),
+        quotas=dict(spec.get("quotas") or {}),
     )

@@ -13,7 +13,7 @@ def snapshot(folder: Path) -> dict:
 def test_committed_overlays_match_the_profiles(repo, run):
     result = run("build", "--check")
     assert result.exit_code == 0, result.output
-    assert result.output == "6 overlay(s) up to date.\n"
+    assert result.output == "7 overlay(s) up to date.\n"
 
 
 def test_build_is_byte_identical_run_after_run(repo, run):
@@ -31,7 +31,7 @@ def test_unchanged_build_touches_nothing(repo, run):
     before = {p: p.stat().st_mtime_ns for p in (repo / "overlays").rglob("*")}
     result = run("build")
     assert result.exit_code == 0
-    assert result.output.count("unchanged: overlays/") == 6
+    assert result.output.count("unchanged: overlays/") == 7
     assert before == {p: p.stat().st_mtime_ns for p in (repo / "overlays").rglob("*")}
 
 

@@ -577,7 +577,8 @@ def test_every_rule_has_a_case():
 
 
 def test_the_base_profile_is_clean(run, tmp_path):
-    assert findings(run, tmp_path, BASE) == []
+    # but for its Karpenter pool without limits, which the cases leave so (see pool-unbounded)
+    assert findings(run, tmp_path, BASE) == [("pool-unbounded", "18:20")]
 
 
 @pytest.mark.parametrize("rule", sorted(PROFILE_CASES))
@@ -644,10 +645,10 @@ def test_a_profile_suppression_without_a_reason_silences_nothing(run, tmp_path):
     text = edit(("failRequestsGreaterThanOne: true", "failRequestsGreaterThanOne: false"),
                 ("  argocd:", "  suppress:\n    - rule: shared-gpu-multi-request\n  argocd:"))
     got = findings(run, tmp_path, text)
-    assert sorted(f[0] for f in got) == ["shared-gpu-multi-request", "suppression-without-reason"]
+    assert sorted(f[0] for f in got) == ["pool-unbounded", "shared-gpu-multi-request", "suppression-without-reason"]
     with_reason = text.replace("    - rule: shared-gpu-multi-request\n",
                                "    - rule: shared-gpu-multi-request\n      reason: one GPU per pod here\n")
-    assert findings(run, tmp_path, with_reason) == []
+    assert findings(run, tmp_path, with_reason) == [("pool-unbounded", "18:20")]
 
 
 def test_a_config_label_is_not_judged_without_any_config(run, tmp_path):
@@ -684,3 +685,10 @@ def test_a_workload_on_a_dra_pool_must_use_its_claim_and_no_extended_resource(ru
         ("placement-without-gpu-request", "14:7"), ("placement-request-unfit", "19:15")]
     uses_claim = r(claimed, ("            limits:\n              nvidia.com/gpu: 1\n", "            claims: [{name: gpu}]\n"))
     assert [f for f in findings(run, tmp_path, uses_claim, context=cluster) if f[0].startswith("placement")] == []
+
+LIMITED = ("      provisioner: karpenter\n", "      provisioner: karpenter\n      limits:\n        gpus: 16\n")
+PROFILE_CASES["pool-unbounded"] = (BASE, "18:20", edit(LIMITED))
+# two p4d.24xlarge (96 vCPUs each) under the one On-Demand P quota, whose documented default is 0
+PROFILE_CASES["quota-above-default"] = (
+    edit(LIMITED), "20:9",
+    edit(LIMITED, ("  argocd:\n", "  quotas:\n    L-417A185B: 192\n  argocd:\n")))

@@ -1,0 +1,281 @@
+"""Cost and quota planning: what each pool may cost and which cloud quotas its limits need.
+
+Prices come from gengpu/data/prices.yaml (scripts/sync-prices; every figure names its source and date), quotas
+from gengpu/data/quotas.yaml. Every figure is an estimate: list prices before discounts, commitments and taxes.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import yaml
+
+from gengpu import catalog
+from gengpu.cluster import gpu_counts, mig_layout
+from gengpu.model import NodePool, Profile
+
+HOURS_PER_MONTH = 730  # the clouds' own convention for monthly estimates
+CLOUD = {"eks": "eks", "aks": "aks", "gke": "gke", "gke-autopilot": "gke"}
+ESTIMATE = ("Estimates from list prices (gengpu/data/prices.yaml: each figure names its source and date), "
+            "before discounts, commitments and taxes; the clouds' own calculators are authoritative.")
+
+
+@functools.cache
+def prices() -> dict:
+    return catalog.data_file("prices.yaml")
+
+
+@functools.cache
+def quotas() -> dict:
+    return catalog.data_file("quotas.yaml")
+
+
+@dataclass(frozen=True)
+class Node:
+    """One node shape a pool may launch, priced in the profile's region."""
+
+    name: str
+    gpus: int
+    vcpus: int | None
+    on_demand: float | None
+    spot: float | None
+    sources: tuple[str, ...]
+
+
+@dataclass
+class PoolPlan:
+    cluster: str
+    pool: str
+    platform: str
+    region: str
+    gpu: str
+    capacity: tuple[str, ...]
+    gpus_min: int
+    gpus_max: int | None  # None: no upper bound in the profile
+    bound: str  # which setting bounds it
+    slices_per_gpu: int
+    nodes: list[Node]
+    unpriced: list[str] = field(default_factory=list)
+    quota: dict[str, int] = field(default_factory=dict)  # quota name -> amount needed at the limit
+    quota_unit: str = ""
+    caps: dict[str, int] = field(default_factory=dict)  # node shape -> GPUs the limit allows of it
+
+    def nodes_at_limit(self, node: Node) -> int | None:
+        cap = self.caps.get(node.name, self.gpus_max)
+        return None if cap is None else math.ceil(cap / node.gpus)
+
+    def per_gpu_hour(self, capacity: str) -> tuple[float, float] | None:
+        values = [(n.on_demand if capacity == "on-demand" else n.spot) / n.gpus for n in self.nodes
+                  if (n.on_demand if capacity == "on-demand" else n.spot) is not None and n.gpus]
+        return (min(values), max(values)) if values else None
+
+    def hourly_at_limit(self, capacity: str) -> tuple[float, float] | None:
+        """Cheapest and dearest node shape, as many of it as the limit allows."""
+        if self.gpus_max is None:
+            return None
+        values = [self.nodes_at_limit(n) * price for n in self.nodes
+                  if (price := n.on_demand if capacity == "on-demand" else n.spot) is not None]
+        return (min(values), max(values)) if values else None
+
+    def monthly_at_limit(self, capacity: str) -> tuple[float, float] | None:
+        hourly = self.hourly_at_limit(capacity)
+        return (hourly[0] * HOURS_PER_MONTH, hourly[1] * HOURS_PER_MONTH) if hourly else None
+
+    def per_slice_hour(self, capacity: str) -> tuple[float, float] | None:
+        per = self.per_gpu_hour(capacity)
+        return (per[0] / self.slices_per_gpu, per[1] / self.slices_per_gpu) if per else None
+
+    @property
+    def sources(self) -> list[str]:
+        return sorted({s for n in self.nodes for s in n.sources})
+
+
+def _types(profile: Profile, pool: NodePool) -> list[tuple[str, int]]:
+    """(instance type, GPUs) of every node shape the pool may launch."""
+    out = []
+    for name in pool.instance_types:
+        spec = catalog.instance_type(profile.platform, name) or {}
+        if profile.platform == "eks" and spec.get("family"):
+            sizes = catalog.clouds()["eks"]["families"][name]["sizes"]
+            out += [(f"{name}.{size}", n) for size, n in sizes.items()]
+        elif spec.get("attachable"):
+            out.append((name, pool.gpus_per_node or 1))
+        elif spec.get("gpus"):
+            out.append((name, spec["gpus"]))
+    if pool.gpus_per_node:
+        out = [(n, g) for n, g in out if g == pool.gpus_per_node] or out
+    return out
+
+
+def _vcpus(profile: Profile, name: str) -> int | None:
+    q = quotas()
+    if profile.platform == "eks":
+        return q["aws"]["vcpus"].get(name)
+    if profile.platform == "aks":
+        for family in q["azure"]["families"]:
+            if name in family["sizes"]:
+                return family["sizes"][name]
+    return None
+
+
+def _node(profile: Profile, pool: NodePool, name: str, gpus: int) -> Node | None:
+    table = prices()[CLOUD[profile.platform]]
+    row = (table.get(name) or {}).get(profile.region)
+    if row is None:
+        return None
+    on_demand, spot = row.get("onDemand"), row.get("spot")
+    sources = {row[k] for k in ("onDemandFrom", "spotFrom") if k in row}
+    if name.startswith("n1-"):  # the machine plus its attached GPUs, priced apart
+        accelerator = {"T4": "T4", "V100-16GB": "V100", "P100": "P100"}.get(pool.gpu_id or "")
+        gpu_row = (table.get(f"accelerator:{accelerator}") or {}).get(profile.region)
+        if gpu_row is None:
+            return None
+        on_demand = on_demand + gpus * gpu_row["onDemand"] if on_demand is not None and \
+            gpu_row.get("onDemand") is not None else None
+        spot = spot + gpus * gpu_row["spot"] if spot is not None and gpu_row.get("spot") is not None else None
+        sources |= {gpu_row[k] for k in ("onDemandFrom", "spotFrom") if k in gpu_row}
+    return Node(name, gpus, _vcpus(profile, name), on_demand, spot, tuple(sorted(sources)))
+
+
+def slices_per_gpu(pool: NodePool) -> int:
+    s = pool.sharing
+    if s.mode in ("time-slicing", "mps") and s.replicas:
+        return s.replicas
+    if s.mode == "mig":
+        return max(1, sum(mig_layout(pool).values()))
+    return 1
+
+
+def _caps(profile: Profile, pool: NodePool, types: list[tuple[str, int]]) -> dict[str, int]:
+    """Under a CPU limit, how many GPUs of each node shape fit (Karpenter stops adding nodes at the limit)."""
+    cpu = pool.limits.get("cpu")
+    if cpu is None or pool.limits.get("gpus") is not None or pool.limits.get("nodes") is not None:
+        return {}
+    return {name: int(cpu) // v * g for name, g in types if (v := _vcpus(profile, name))}
+
+
+def _bound(profile: Profile, pool: NodePool, types: list[tuple[str, int]]) -> tuple[int | None, str]:
+    limits = pool.limits
+    counts = [g for _, g in types] or gpu_counts(profile, pool)
+    if limits.get("gpus") is not None:
+        return int(limits["gpus"]), "limits.gpus"
+    if limits.get("nodes") is not None and counts:
+        return int(limits["nodes"]) * max(counts), "limits.nodes"  # each shape: nodes x its GPUs (see caps)
+    if limits.get("cpu") is not None and types:
+        # Karpenter stops at the CPU limit: as many GPUs as the shape with most GPUs per vCPU fits
+        fits = [int(limits["cpu"]) // v * g for name, g in types if (v := _vcpus(profile, name))]
+        if fits and len(fits) == len(types):
+            return max(fits), "limits.cpu"
+    return None, "none"
+
+
+def _quota(profile: Profile, plan: PoolPlan, capacity: str) -> tuple[dict[str, int], str]:
+    """Quota name -> amount the pool needs at its limit, in the cloud's unit (worst case over its node shapes)."""
+    if plan.gpus_max is None:
+        return {}, ""
+    q = quotas()
+    if profile.platform == "eks":
+        need: dict[str, int] = {}
+        for node in plan.nodes:
+            family = node.name.split(".")[0]
+            entry = next((e for e in q["aws"]["quotas"] if e["capacity"] == capacity and family in e["families"]),
+                         None)
+            if entry and node.vcpus:
+                amount = plan.nodes_at_limit(node) * node.vcpus
+                key = f"{entry['name']} ({entry['code']})"
+                need[key] = max(need.get(key, 0), amount)
+        return need, "vCPUs"
+    if profile.platform in ("gke", "gke-autopilot"):
+        entry = next((e for e in q["gcp"]["quotas"] if e["gpu"] == plan.gpu), None)
+        if entry:
+            return {entry["spotMetric"] if capacity == "spot" else entry["metric"]: plan.gpus_max}, "GPUs"
+        return {}, ""
+    if profile.platform == "aks":
+        need = {}
+        for node in plan.nodes:
+            family = next((f for f in q["azure"]["families"] if node.name in f["sizes"]), None)
+            if family and node.vcpus:
+                key = q["azure"]["spot"]["quota"] if capacity == "spot" else family["quota"]
+                need[key] = max(need.get(key, 0), plan.nodes_at_limit(node) * node.vcpus)
+        return need, "vCPUs"
+    return {}, ""
+
+
+def plan_pool(profile: Profile, pool: NodePool) -> PoolPlan:
+    types = _types(profile, pool)
+    nodes, unpriced = [], []
+    for name, gpus in types:
+        node = _node(profile, pool, name, gpus)
+        (nodes.append(node) if node and (node.on_demand is not None or node.spot is not None)
+         else unpriced.append(name))
+    gpus_max, bound = _bound(profile, pool, types)
+    plan = PoolPlan(profile.name, pool.name, profile.platform, profile.region, pool.gpu_id or "+".join(pool.gpus),
+                    pool.capacity_types, 0, gpus_max, bound, slices_per_gpu(pool), nodes, unpriced)
+    plan.caps = _caps(profile, pool, types)
+    if pool.limits.get("nodes") is not None and pool.limits.get("gpus") is None:
+        plan.caps = {name: int(pool.limits["nodes"]) * g for name, g in types}
+    for capacity in pool.capacity_types:
+        need, unit = _quota(profile, plan, capacity)
+        plan.quota.update(need)
+        plan.quota_unit = unit or plan.quota_unit
+    return plan
+
+
+def plan_profile(profile: Profile) -> list[PoolPlan]:
+    return [plan_pool(profile, pool) for pool in profile.node_pools]
+
+
+def quota_default(platform: str, name: str) -> int | None:
+    """The documented default of a quota (by the name plan_pool gives it), or None when none is documented."""
+    q = quotas()
+    if platform == "eks":
+        return next((e["default"] for e in q["aws"]["quotas"] if f"{e['name']} ({e['code']})" == name), None)
+    if platform in ("gke", "gke-autopilot"):
+        return next((e.get("default") for e in q["gcp"]["quotas"] if name in (e["metric"], e["spotMetric"])), None)
+    if platform == "aks":
+        if name == q["azure"]["spot"]["quota"]:
+            return None  # the documented 20 is a generic figure that varies by offer
+        return next((f.get("default") for f in q["azure"]["families"] if f["quota"] == name), None)
+    return None
+
+
+def fleet_quota(plans: list[PoolPlan]) -> dict[tuple[str, str, str], int]:
+    """(cloud, region, quota) -> amount the fleet's limits need, summed over clusters and pools."""
+    out: dict[tuple[str, str, str], int] = {}
+    for plan in plans:
+        for name, amount in plan.quota.items():
+            key = (CLOUD[plan.platform], plan.region, name)
+            out[key] = out.get(key, 0) + amount
+    return dict(sorted(out.items()))
+
+
+def max_monthly(plans: list[PoolPlan]) -> tuple[float, bool]:
+    """Highest monthly GPU spend the limits allow (the dearer capacity and node shape), and whether any pool is
+    unbounded or unpriced (so the figure is a floor)."""
+    total, partial = 0.0, False
+    for plan in plans:
+        worst = [m[1] for c in plan.capacity if (m := plan.monthly_at_limit(c))]
+        if worst:
+            total += max(worst)
+        else:
+            partial = True
+    return total, partial
+
+
+def max_gpus(plans: list[PoolPlan]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for plan in plans:
+        if plan.gpus_max is not None:
+            out[plan.gpu] = out.get(plan.gpu, 0) + plan.gpus_max
+    return dict(sorted(out.items()))
+
+
+def sources_used(plans: list[PoolPlan]) -> dict[str, dict]:
+    table = prices()["sources"]
+    return {s: table[s] for s in sorted({s for p in plans for s in p.sources}) if s in table}
+
+
+def dump(data) -> str:
+    return yaml.safe_dump(data, sort_keys=False, width=120)

@@ -118,7 +118,7 @@ def spend_delta(before: dict[str, list[PoolPlan]], after: dict[str, list[PoolPla
                  for (c, r, q) in sorted(set(q_old) | set(q_new))}
         gpus = {g: d for g, d in gpus.items() if d}
         quota = {q: d for q, d in quota.items() if d}
-        if gpus or quota or abs(m_new - m_old) >= 0.01 or p_old != p_new:
+        if gpus or quota or abs(m_new - m_old) >= 0.01 or (p_new and not p_old):
             out[cluster] = {"gpus": gpus, "maxMonthly": {"before": round(m_old, 2), "after": round(m_new, 2),
                                                          "change": round(m_new - m_old, 2)},
                             "unbounded": {"before": p_old, "after": p_new}, "quota": quota}

@@ -1,0 +1,62 @@
+"""`gengpu plan`: every figure comes from the dated price table, and quotas sum over the fleet."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def table():
+    return yaml.safe_load((REPO / "gengpu" / "data" / "prices-documented.yaml").read_text())
+
+
+def test_a_gke_pool_is_priced_host_plus_gpus_from_the_transcribed_catalog(repo, run):
+    """gke-dra's L4 pool: 4 nodes of g2-standard-8 in us-central1, each the catalog's host row plus one L4."""
+    gke = table()["gke"]["prices"]
+    host, l4 = gke["g2-standard-8"]["us-central1"][0], gke["accelerator:L4"]["us-central1"][0]
+    report = json.loads(run("plan", "profiles/gke-dra.yaml", "--output", "json").output)
+    pool = next(p for p in report["pools"] if p["pool"] == "l4-shared")
+    assert pool["gpus"] == {"min": 0, "max": 4, "boundBy": "limits.nodes"}
+    assert pool["nodeShapes"][0]["onDemandPerHour"] == round(host + l4, 5)
+    assert pool["monthlyAtLimit"]["on-demand"] == {"low": round(4 * (host + l4) * 730, 4),
+                                                   "high": round(4 * (host + l4) * 730, 4)}
+    assert pool["perSliceHour"]["on-demand"]["low"] == round((host + l4) / 2, 4)  # 2 clients per GPU
+    assert pool["quota"] == {"unit": "GPUs", "needed": {"NVIDIA_L4_GPUS": 4}}
+    assert set(report["sources"]) == {"skypilot-gcp"} and report["sources"]["skypilot-gcp"]["commit"] == \
+        table()["gke"]["source"]["commit"]
+    mig = next(p for p in report["pools"] if p["pool"] == "a100-mig")
+    assert mig["slicesPerGpu"] == 7  # all-1g.5gb on an A100 40GB
+
+
+def test_quota_sums_over_the_fleet_per_region(repo, run):
+    """Two clusters in one region: their On-Demand G quota needs add up; the text says what to request."""
+    text = (repo / "profiles" / "eks-l4-mps.yaml").read_text()
+    (repo / "profiles" / "eks-l4-mps-2.yaml").write_text(text.replace("name: eks-l4-mps", "name: eks-l4-mps-2"))
+    report = json.loads(run("plan", "--output", "json").output)
+    fleet = {(q["region"], q["quota"]): (q["needed"], q["documentedDefault"]) for q in report["fleet"]["quota"]}
+    # 8 GPUs each, the larger shape g6.2xlarge has 8 vCPUs per GPU: 64 vCPUs per cluster
+    assert fleet[("us-east-1", "Running On-Demand G and VT instances (L-DB2E81BA)")] == (128, 0)
+    out = run("plan").output
+    assert "  eks us-east-1: Running On-Demand G and VT instances (L-DB2E81BA): 128 (documented default 0)\n" in out
+    assert "Estimates from list prices" in out
+    assert "unbounded: set limits.gpus or limits.nodes" in out  # the Autopilot pool has no limit
+
+
+def test_an_unpriced_type_is_named_not_guessed(repo, run):
+    """p3 has no row in ap-south-1 in either source: plan says so instead of inventing a figure."""
+    out = run("plan", "profiles/eks-spot-ondemand.yaml").output
+    assert "  eks-spot-ondemand/gpu: no price for p3.2xlarge, p3.8xlarge, p3.16xlarge in ap-south-1\n" in out
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="scripts/sync-prices reads Go modules")
+def test_price_table_is_the_sync_scripts_output():
+    """gengpu/data/prices.yaml is scripts/sync-prices' output from its pinned sources, unedited."""
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "sync-prices"), "--check"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -507,3 +507,48 @@ def test_the_region_table_is_what_its_sources_say():
     proc = subprocess.run([sys.executable, str(REPO / "scripts" / "sync-regions"), "--check"], capture_output=True,
                           text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_every_generated_dra_value_is_a_key_of_the_pinned_dra_chart():
+    """The DRA driver's values gengpu writes (example and fixture) are keys of the chart's values.yaml at the pin,
+    and the render guard of templates/validation.yaml (GPUs on without the override) is satisfied."""
+    from gengpu.compiling import dra
+    from gengpu.model import build_profile
+
+    chart, = charts.versions("nvidia-dra-driver-gpu")
+    checked = 0
+    for path in [REPO / "profiles" / "gke-dra.yaml", REPO / "tests" / "fixtures" / "profiles" / "aks-dra-mps.yaml"]:
+        profile = build_profile(yaml.safe_load(path.read_text()), str(path))
+        assert chart.version == f"v{dra.chart_version(profile)}"
+        values = dra.helm_values(profile)
+        assert values["gpuResourcesEnabledOverride"] is True and values["resources"]["gpus"]["enabled"] is True
+        stack = [((), values)]
+        while stack:
+            where, node = stack.pop()
+            for key, value in node.items():
+                sub = where + (key,)
+                assert key in chart.children.get(where, set()), (path.name, ".".join(sub))
+                checked += 1
+                if isinstance(value, dict) and sub not in chart.free:
+                    stack.append((sub, value))
+    assert checked >= 20
+
+
+def test_a_dra_pool_without_the_operator_still_gets_the_drivers_namespace(repo, run):
+    """The DRA driver syncs into the operator's namespace: without the operator gengpu still writes it (privileged,
+    for the kubelet plugin), the Application carries the DRA chart and the values reference, and the driver root
+    is the node image's."""
+    fixture = (REPO / "tests" / "fixtures" / "profiles" / "aks-dra-mps.yaml").read_text()
+    (repo / "profiles" / "aks-dra-mps.yaml").write_text(fixture.replace("    driver: operator\n", "    enabled: false\n"))
+    assert run("build", "profiles/aks-dra-mps.yaml").exit_code == 0
+    overlay = repo / "overlays" / "aks-dra-mps"
+    kustomization = yaml.safe_load((overlay / "kustomization.yaml").read_text())
+    assert "namespace.yaml" in kustomization["resources"] and not (overlay / "gpu-operator-values.yaml").exists()
+    namespace = yaml.safe_load((overlay / "namespace.yaml").read_text())
+    assert namespace["metadata"]["labels"] == {"pod-security.kubernetes.io/enforce": "privileged"}
+    assert yaml.safe_load((overlay / "dra-driver-values.yaml").read_text())["nvidiaDriverRoot"] == "/"
+    app = yaml.safe_load((repo / "argocd" / "applications" / "aks-dra-mps.yaml").read_text())
+    assert [s.get("chart") or s.get("ref") or s.get("path") for s in app["spec"]["sources"]] == [
+        "nvidia-dra-driver-gpu", "overlays/aks-dra-mps", "values"]
+    result = run("validate", "profiles/aks-dra-mps.yaml", "overlays/aks-dra-mps", "--output", "json")
+    assert (result.exit_code, json.loads(result.output)["findings"]) == (0, [])

@@ -692,3 +692,21 @@ PROFILE_CASES["pool-unbounded"] = (BASE, "18:20", edit(LIMITED))
 PROFILE_CASES["quota-above-default"] = (
     edit(LIMITED), "20:9",
     edit(LIMITED, ("  argocd:\n", "  quotas:\n    L-417A185B: 192\n  argocd:\n")))
+
+# the second pool, time-sliced 4 ways on a 16 GB T4: 4 GB a slice
+SLICED = "      sharing:\n        mode: time-slicing\n        replicas: 4\n        failRequestsGreaterThanOne: true\n"
+DOC_CASES["shared-slice-too-small"] = (
+    None, add_pool(SLICED), r(PLACED, ("    gengpu.dev/pool: second\n", "    gengpu.dev/pool: second\n"
+                                                                       "    gengpu.dev/gpu-memory: 6Gi\n")), "7:29",
+    r(PLACED, ("    gengpu.dev/pool: second\n", "    gengpu.dev/pool: second\n    gengpu.dev/gpu-memory: 3500Mi\n")))
+
+
+def test_kai_schedulers_gpu_memory_annotation_counts_too(run, tmp_path):
+    """KAI's gpu-memory (MiB) on the pod template: 6000 MiB do not fit a 4 GB slice; 3000 do."""
+    def workload(mib):
+        return r(PLACED, ("    metadata: {labels: {app: any}}\n",
+                          f"    metadata: {{labels: {{app: any}}, annotations: {{gpu-memory: '{mib}'}}}}\n"))
+    got = findings(run, tmp_path, workload(6000), context=add_pool(SLICED))
+    assert [f for f in got if f[0] == "shared-slice-too-small"] == [("shared-slice-too-small", "10:62")]
+    assert [f for f in findings(run, tmp_path, workload(3000), context=add_pool(SLICED))
+            if f[0] == "shared-slice-too-small"] == []

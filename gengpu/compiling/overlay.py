@@ -81,10 +81,11 @@ def compile_overlay(profile: Profile, local_component: bool = False) -> dict[str
     top = header(profile.source)
     resources: dict[str, object] = {}
     ns = profile.operator.namespace
-    if profile.operator.enabled:
+    if profile.operator.enabled or profile.dra_pools:  # the DRA driver installs into the same namespace
         resources["namespace.yaml"] = _namespace(ns)
         if profile.platform == "gke":
             resources["resource-quota.yaml"] = _gke_quota(ns)
+    if profile.operator.enabled:
         configs = sharing.device_plugin_configs(profile)
         resources["device-plugin-config.yaml"] = _configmap(
             sharing.DEVICE_PLUGIN_CONFIGMAP, ns, {key: dump(cfg) for key, cfg in configs.items()})

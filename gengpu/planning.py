@@ -120,18 +120,22 @@ def _vcpus(profile: Profile, name: str) -> int | None:
     return None
 
 
-def _node(profile: Profile, pool: NodePool, name: str, gpus: int) -> Node | None:
+def _node(profile: Profile, pool: NodePool, name: str, gpus: int, priced: bool = True) -> Node:
+    """The shape with its prices in the profile's region (None where the table has none, or not asked for)."""
+    unpriced = Node(name, gpus, _vcpus(profile, name), None, None, ())
+    if not priced:
+        return unpriced
     table = prices()[CLOUD[profile.platform]]
     row = (table.get(name) or {}).get(profile.region)
     if row is None:
-        return None
+        return unpriced
     on_demand, spot = row.get("onDemand"), row.get("spot")
     sources = {row[k] for k in ("onDemandFrom", "spotFrom") if k in row}
     if name.startswith("n1-"):  # the machine plus its attached GPUs, priced apart
         accelerator = {"T4": "T4", "V100-16GB": "V100", "P100": "P100"}.get(pool.gpu_id or "")
         gpu_row = (table.get(f"accelerator:{accelerator}") or {}).get(profile.region)
         if gpu_row is None:
-            return None
+            return unpriced
         on_demand = on_demand + gpus * gpu_row["onDemand"] if on_demand is not None and \
             gpu_row.get("onDemand") is not None else None
         spot = spot + gpus * gpu_row["spot"] if spot is not None and gpu_row.get("spot") is not None else None
@@ -203,13 +207,11 @@ def _quota(profile: Profile, plan: PoolPlan, capacity: str) -> tuple[dict[str, i
     return {}, ""
 
 
-def plan_pool(profile: Profile, pool: NodePool) -> PoolPlan:
+def plan_pool(profile: Profile, pool: NodePool, priced: bool = True) -> PoolPlan:
+    """priced=False: GPUs and quota only, without reading the price table (what the quota rule needs)."""
     types = _types(profile, pool)
-    nodes, unpriced = [], []
-    for name, gpus in types:
-        node = _node(profile, pool, name, gpus)
-        (nodes.append(node) if node and (node.on_demand is not None or node.spot is not None)
-         else unpriced.append(name))
+    nodes = [_node(profile, pool, name, gpus, priced) for name, gpus in types]
+    unpriced = [n.name for n in nodes if n.on_demand is None and n.spot is None] if priced else []
     gpus_max, bound = _bound(profile, pool, types)
     plan = PoolPlan(profile.name, pool.name, profile.platform, profile.region, pool.gpu_id or "+".join(pool.gpus),
                     pool.capacity_types, 0, gpus_max, bound, slices_per_gpu(pool), nodes, unpriced)
@@ -223,8 +225,8 @@ def plan_pool(profile: Profile, pool: NodePool) -> PoolPlan:
     return plan
 
 
-def plan_profile(profile: Profile) -> list[PoolPlan]:
-    return [plan_pool(profile, pool) for pool in profile.node_pools]
+def plan_profile(profile: Profile, priced: bool = True) -> list[PoolPlan]:
+    return [plan_pool(profile, pool, priced) for pool in profile.node_pools]
 
 
 def quota_default(platform: str, name: str) -> int | None:

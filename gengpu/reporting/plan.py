@@ -33,7 +33,8 @@ def _pool_json(plan: PoolPlan) -> dict:
         "gpus": {"min": plan.gpus_min, "max": plan.gpus_max, "boundBy": plan.bound},
         "slicesPerGpu": plan.slices_per_gpu,
         "nodeShapes": [{"type": n.name, "gpus": n.gpus, "vcpus": n.vcpus, "onDemandPerHour": n.on_demand,
-                        "spotPerHour": n.spot, "sources": list(n.sources)} for n in plan.nodes],
+                        "spotPerHour": n.spot, "sources": list(n.sources)} for n in plan.nodes
+                       if n.name not in plan.unpriced],
         "unpriced": plan.unpriced,
         **{key: {c: pair(f(c)) for c in ("on-demand", "spot")} for key, f in (
             ("perGpuHour", plan.per_gpu_hour), ("perSliceHour", plan.per_slice_hour),

@@ -11,7 +11,7 @@ def _granted(profile, name: str):
 
 
 def check(profile, ctx=None):
-    plans = planning.plan_profile(profile)
+    plans = planning.plan_profile(profile, priced=False)
     total = planning.fleet_quota(plans)
     flagged = set()
     for pool, plan in zip(profile.node_pools, plans):

@@ -177,3 +177,32 @@ def test_mig_layouts_cli(run):
     assert lines[0] == "4g.24gb=1"
     assert lines[-1] == "9 maximal layouts for A30-24GB."
     assert run("mig", "layouts", "T4").exit_code == 1
+
+
+def test_verdicts_name_the_gpu_the_profile_and_the_exact_problem():
+    """Whole verdicts, not just valid/invalid: what the rules and `gengpu mig check` print comes from here."""
+    V = mig.Verdict
+    assert mig.profiles("T4") == {} and mig.profiles("T4") is not None
+    assert mig.check_layout("T4", {"1g.5gb": 1}) == V("T4", False, ((None, "T4 does not support MIG"),))
+    assert mig.check_layout("A100-40GB", {"1g.5gb": 8, "9g.1gb": 1}) == V("A100-40GB", False, (
+        ("1g.5gb", "8 x 1g.5gb exceeds the maximum of 7 on A100-40GB"),
+        ("9g.1gb", "profile 9g.1gb does not exist on A100-40GB; it has 1g.5gb, 1g.5gb+me, 1g.10gb, 2g.10gb, "
+                   "3g.20gb, 4g.20gb, 7g.40gb")))
+    assert mig.check_layout("A100-40GB", {"7g.40gb": 1}).problems == ()
+    assert mig.check_layout("A100-40GB", {"4g.20gb": 1, "3g.20gb": 1, "1g.5gb": 1}) == V("A100-40GB", False, (
+        (None, "the layout needs 8 compute slices; A100-40GB has 7"),))
+    # 6 compute slices, but 3 x 2 + 2 + 1 = 9 memory slices on a GPU with 8
+    assert mig.check_layout("A100-40GB", {"1g.10gb": 3, "2g.10gb": 1, "1g.5gb": 1}) == V("A100-40GB", False, (
+        (None, "the instances cannot be placed on A100-40GB's 8 memory slices without overlap (they need 9, on "
+               "their allowed start slots)"),))
+    # exactly the compute slices a GPU has is fine; largest instances are placed first
+    verdict = mig.check_layout("A100-40GB", {"1g.5gb": 1, "2g.10gb": 1, "4g.20gb": 1})
+    assert verdict == V("A100-40GB", True, (), (
+        mig.Placement("4g.20gb", 0, 4), mig.Placement("2g.10gb", 4, 2), mig.Placement("1g.5gb", 6, 1)))
+    assert verdict.reasons == []
+
+
+def test_presets_name_no_profile_the_gpu_lacks():
+    assert mig.preset_layout("A100-40GB", "all-1g.5gb") == {"1g.5gb": 7}
+    assert mig.preset_layout("A100-40GB", "all-1g.5gb.me") == {"1g.5gb+me": 1}
+    assert mig.preset_layout("A100-40GB", "all-9g.1gb") is None

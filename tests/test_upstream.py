@@ -148,3 +148,27 @@ def test_verification_workloads_pass_pod_security_restricted(harness, tmp_path):
                          check=True)
     verdicts = json.loads(out.stdout)
     assert len(verdicts) == 5 and all(v["valid"] for v in verdicts), verdicts
+
+
+# Every branch of go-nvlib's parser: fields (2 or 3, suffixes, numbers, spaces), +/- attributes (empty, repeated,
+# leading digit or dot, trailing dot, characters), both signs at once.
+MIG_NAMES = ["1g.10gb", "1c.2g.10gb", "7g.80gb", "1g.10gb+me", "1g.10gb+me,gfx", "1g.10gb-me", "1g.10gb+me.all",
+             "", "1g.10gb+me-x", "1g10gb", "1g.10gb.x.y", " 1g.10gb", "1g.10gb ", "1x.10gb", "1g.10", "ag.10gb",
+             "1g.10gb+", "1g.10gb+me,me", "1g.10gb+1me", "1g.10gb+.me", "1g.10gb+me.", "1g.10gb+m_e",
+             "1g.10gb+ me", "1g.10gb+me ", "+1g.10gb", "1c.1g", "c.1g.5gb", "1g.5gb+me,", "1g.5gb+,me", "2.5g.10gb",
+             "-1g.5gb", "+1g.5gb", "1c.2g.10", "1c.2x.10gb", "1c .2g.10gb", "1g.-5gb", "1g.+5gb", "1g. 5gb",
+             "1g.5gb-", "10g.100gb-me,gfx"]
+
+
+def test_mig_profile_names_are_judged_as_go_nvlib_judges_them(harness):
+    """gengpu's mig-profile-name-invalid check against go-nvlib's own parser (what mig-parted runs): the same
+    verdict and the same message for every name."""
+    from gengpu.mig import profile_name_problem
+
+    out = subprocess.run([str(harness.binary), "mig-profile", *MIG_NAMES], capture_output=True, text=True,
+                         check=True)
+    upstream = {v["file"]: v for v in json.loads(out.stdout)}
+    assert len(upstream) == len(MIG_NAMES)
+    mine = {name: profile_name_problem(name) for name in MIG_NAMES}
+    assert {n: v.get("error") for n, v in upstream.items()} == mine
+    assert sum(v["valid"] for v in upstream.values()) >= 6 and sum(not v["valid"] for v in upstream.values()) >= 25

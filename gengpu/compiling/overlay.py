@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from gengpu.compiling import argocd, dra, monitoring, operator_app, placement, provisioning, sharing, verify
 from gengpu.compiling.yamltext import dump, dump_all
-from gengpu.headers import header
+from gengpu.headers import VERSION_ANNOTATION, header
 from gengpu.model import Profile
 
 KUSTOMIZATION = "kustomization.yaml"
-# Tells `gengpu validate` which Kubernetes schemas the rendered overlay is checked against.
-VERSION_ANNOTATION = "gengpu.dev/kubernetes-version"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gengpu"}
 SYNC_WAVE = operator_app.SYNC_WAVE
 # Custom resources whose CRDs may arrive in the same sync (Karpenter, Prometheus Operator, GKE).

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gengpu.checking import cel
 from gengpu.checking.objects import Schemas, schema_errors, schema_name, without_nulls
-from gengpu.compiling.overlay import VERSION_ANNOTATION
+from gengpu.headers import VERSION_ANNOTATION
 from gengpu.findings import Finding
 from gengpu.loading import load_documents
 from gengpu.rendering import inprocess, k8s_schemas, tools

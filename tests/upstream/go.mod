@@ -3,6 +3,7 @@ module gengpu.dev/upstream-harness
 go 1.26.0
 
 require (
+	github.com/NVIDIA/go-nvlib v0.9.1-0.20251202135446-d0f42ba016dd
 	github.com/NVIDIA/k8s-device-plugin v0.19.1
 	github.com/NVIDIA/mig-parted v0.13.1
 	k8s.io/api v0.37.2
@@ -12,7 +13,6 @@ require (
 )
 
 require (
-	github.com/NVIDIA/go-nvlib v0.9.1-0.20251202135446-d0f42ba016dd // indirect
 	github.com/NVIDIA/go-nvml v0.13.0-1.0.20260212130905-92cf8c963449 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect

@@ -7,6 +7,8 @@
 //	                                      (missingkey=error), once per git files generator parameter file
 //	harness pss FILE...             Kubernetes' Pod Security admission (restricted, latest) on the pod
 //	                                template of every Pod, Deployment, Job ... in a multi-document file
+//	harness mig-profile NAME...     go-nvlib's MIG profile name parser (AssertValidMigProfileFormat), as
+//	                                mig-parted applies it to every profile of a config
 package main
 
 import (
@@ -17,6 +19,7 @@ import (
 	"path/filepath"
 	"text/template"
 
+	nvdevice "github.com/NVIDIA/go-nvlib/pkg/nvlib/device"
 	dpconfig "github.com/NVIDIA/k8s-device-plugin/api/config/v1"
 	migspec "github.com/NVIDIA/mig-parted/api/spec/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -134,6 +137,22 @@ func podSecurity(files []string) []verdict {
 }
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == "mig-profile" {
+		lib := nvdevice.New(nil)
+		var out []verdict
+		for _, name := range os.Args[2:] {
+			err := lib.AssertValidMigProfileFormat(name)
+			v := verdict{File: name, Valid: err == nil}
+			if err != nil {
+				v.Error = err.Error()
+			}
+			out = append(out, v)
+		}
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", " ")
+		_ = enc.Encode(out)
+		return
+	}
 	if len(os.Args) > 2 && os.Args[1] == "pss" {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", " ")

@@ -1,0 +1,24 @@
+"""The pipeline's stages depend one way: rendering and checking never reach into the compiler."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+GENGPU = Path(__file__).resolve().parent.parent / "gengpu"
+
+
+def imports(folder: str) -> list[tuple[str, str]]:
+    found = []
+    for path in sorted((GENGPU / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found.append((path.relative_to(GENGPU).as_posix(), node.module))
+            elif isinstance(node, ast.Import):
+                found += [(path.relative_to(GENGPU).as_posix(), a.name) for a in node.names]
+    return found
+
+
+@pytest.mark.parametrize("folder", ["rendering", "loading"])
+def test_a_stage_does_not_import_the_compiler(folder):
+    assert [(f, m) for f, m in imports(folder) if m.startswith("gengpu.compiling")] == []

@@ -523,7 +523,7 @@ def diff(base, output_dir, exit_code, output):
 @click.option("--gpu", shell_complete=_complete_gpus, help="GPU model id or alias, e.g. T4, L4, A100-40GB, H100-80GB.")
 @click.option("--sharing", type=click.Choice(["none", "time-slicing", "mps", "mig"]), default=None,
               help="How the pool shares its GPUs (default none).")
-@click.option("--replicas", type=click.IntRange(2, 48), default=None, help="Pods per GPU for time-slicing and mps.")
+@click.option("--replicas", type=click.IntRange(2), default=None, help="Pods per GPU for time-slicing and mps.")
 @click.option("--name", default=None, help="Cluster name (default: the directory's name).")
 @click.option("--repo-url", default=None,
               help="Git URL of the new repository, as Argo CD will know it (default: a placeholder to replace).")
@@ -562,7 +562,7 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, br
         sharing = sharing or click.prompt("Sharing", type=click.Choice(["none", "time-slicing", "mps", "mig"]),
                                           default="none")
         if sharing in ("time-slicing", "mps") and replicas is None:
-            replicas = click.prompt("Pods per GPU", type=click.IntRange(2, 48), default=4)
+            replicas = click.prompt("Pods per GPU", type=click.IntRange(2), default=4)
         if sharing == "mig" and platform != "gke-autopilot" and mig.profiles(catalog.resolve_gpu(gpu)):
             presets = ["all-balanced"] + [f"all-{p.replace('+', '.')}" for p in mig.profiles(catalog.resolve_gpu(gpu))]
             mig_preset = click.prompt("MIG layout (every GPU of the pool alike; `gengpu mig layouts` shows more)",

@@ -68,8 +68,10 @@ def profile(c: Choices) -> dict:
                   "capacityTypes": ["spot"] if spot_only else ["on-demand"], "provisioner": PROVISIONERS[c.platform]}
     if c.platform == "gke-autopilot":
         pool["taints"] = []
-    if pool["provisioner"] == "node-auto-provisioning" and c.platform == "gke":
-        pool["limits"] = {"gpus": count * 4}  # GKE needs a maximum per accelerator: room for four nodes to start
+    if pool["provisioner"] in ("karpenter", "node-auto-provisioning") and c.platform != "gke-autopilot":
+        # GKE needs a maximum per accelerator, and an unbounded autoscaled pool has no spending ceiling: room for
+        # four nodes to start (`gengpu plan` prices it)
+        pool["limits"] = {"gpus": count * 4}
     if c.sharing in ("time-slicing", "mps"):
         pool["sharing"] = {"mode": c.sharing, "replicas": c.replicas,
                            "failRequestsGreaterThanOne": True}

@@ -1,0 +1,28 @@
+"""Rule templates: one logic, parameters from gengpu's data tables (kube-linter's templates, in small).
+
+replicas_limit: a pool's sharing.replicas against a maximum that a data table gives per pool.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from gengpu.checking.rules.base import Hit, Rule, pool_path
+
+# (limit, what the limit is, as the message names it) for a pool, or None where the rule does not apply
+Limit = Callable[[object, object], "tuple[int, str] | None"]
+
+
+def replicas_limit(*, id: str, severity: str, summary: str, fix: str, explanation: str, source: str,
+                   limit: Limit) -> Rule:
+    def check(profile, ctx=None):
+        for pool in profile.node_pools:
+            replicas = pool.sharing.replicas
+            found = limit(profile, pool) if replicas is not None else None
+            if found and replicas > found[0]:
+                yield Hit(pool_path(pool, "sharing", "replicas"),
+                          f"nodePools[{pool.index}].sharing.replicas is {replicas}; {found[1]} at most {found[0]} "
+                          "clients per GPU")
+
+    return Rule(id=id, severity=severity, summary=summary, fix=fix, explanation=explanation, source=source,
+                check=check)

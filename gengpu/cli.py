@@ -172,7 +172,7 @@ def _default_format() -> str:
                    "files) or the kubeconform binary.")
 @click.option("--shard", default=None, metavar="I/N", callback=lambda c, p, v: _shard(v),
               help="Check only the I-th of N parts of the fleet (a CI matrix); the parts never overlap.")
-@click.option("--jobs", type=click.IntRange(1, 256), default=None, help="Processes for large fleets (default: cores).")
+@click.option("--jobs", type=click.IntRange(1, 256), default=None, help="Processes for large fleets (default: GENGPU_JOBS, else the cores).")
 @click.option("--no-cache", is_flag=True, help="Ignore and do not write the result cache in .cache/gengpu/.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr, no summary line.")
 @_guarded

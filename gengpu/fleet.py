@@ -303,6 +303,10 @@ def parallel_map(function, items: list, jobs: int, progress: Progress | None = N
 
 
 def default_jobs() -> int:
+    """GENGPU_JOBS when set (a CI runner's share of the machine, or 1 under a mutation tester that forks), else the
+    cores this process may use."""
+    if os.environ.get("GENGPU_JOBS", "").isdigit() and int(os.environ["GENGPU_JOBS"]) > 0:
+        return int(os.environ["GENGPU_JOBS"])
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux

@@ -107,3 +107,13 @@ def test_progress_shows_on_a_terminal_and_quiet_turns_it_off(repo):
     quiet = on_a_terminal(["validate", "-q"], repo)
     assert "gengpu: checked" not in quiet
     assert on_a_terminal(["build", "--check", "-q"], repo) == ""
+
+
+def test_gengpu_jobs_sets_the_default_process_count(monkeypatch):
+    from gengpu import fleet
+
+    monkeypatch.setenv("GENGPU_JOBS", "3")
+    assert fleet.default_jobs() == 3
+    for ignored in ("0", "two", ""):
+        monkeypatch.setenv("GENGPU_JOBS", ignored)
+        assert fleet.default_jobs() == len(os.sched_getaffinity(0))

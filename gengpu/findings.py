@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 @dataclass(frozen=True, order=True)
 class Finding:
@@ -26,3 +29,15 @@ def sort_findings(findings):
 
 class UsageError(Exception):
     """A problem with how gengpu was called or with its environment (exit 2)."""
+
+
+def display(path) -> str:
+    """Paths in findings: relative to the working directory when inside it. Symlinks are shown, not followed."""
+    return _display(str(path), os.getcwd())
+
+
+@functools.lru_cache(maxsize=65536)
+def _display(path: str, cwd: str) -> str:
+    absolute = os.path.abspath(path)
+    inside = absolute == cwd or absolute.startswith(cwd.rstrip(os.sep) + os.sep)
+    return Path(os.path.relpath(absolute, cwd)).as_posix() if inside else Path(absolute).as_posix()

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gengpu import fleet, writing
-from gengpu.findings import Finding, UsageError, sort_findings
+from gengpu.findings import Finding, UsageError, display, sort_findings
 from gengpu.headers import HEADER_MARK, is_generated
 from gengpu.loading.reading import read_bytes
 from gengpu.rendering.folders import Files, is_overlay
+from gengpu.checking import documents
 
 if TYPE_CHECKING:
     from gengpu.model import Profile
@@ -27,16 +28,6 @@ DEFAULT_PROFILES = "profiles"
 DEFAULT_OVERLAYS = "overlays"
 
 
-def display(path: Path) -> str:
-    """Paths in findings: relative to the working directory when inside it. Symlinks are shown, not followed."""
-    return _display(str(path), os.getcwd())
-
-
-@functools.lru_cache(maxsize=65536)
-def _display(path: str, cwd: str) -> str:
-    absolute = os.path.abspath(path)
-    inside = absolute == cwd or absolute.startswith(cwd.rstrip(os.sep) + os.sep)
-    return Path(os.path.relpath(absolute, cwd)).as_posix() if inside else Path(absolute).as_posix()
 
 
 def profile_files(paths: list[str]) -> list[Path]:
@@ -441,113 +432,6 @@ def _context(profile_path: Path | None):
     return Cluster.of(build_profile(docs[0].data, display(profile_path)))
 
 
-def recognition(subjects, docs) -> list[str]:
-    """What each document was recognised as, and why: `gengpu validate -v`."""
-    lines = []
-    for doc in docs:
-        mine = [s for s in subjects if s.doc is doc or s.outer is doc]
-        if not mine:
-            lines.append(f"{doc.file}:{doc.position(())[0]}: not recognised: no apiVersion and kind, and no shape "
-                         "gengpu knows")
-        for s in mine:
-            lines.append(f"{doc.file}:{s.doc.position(())[0]}: {s.kind} ({s.label}): {s.why}")
-    return lines
-
-
-def check_documents(docs, ctx, schemas=None, notes: list | None = None) -> tuple[list[Finding], bool]:
-    """Recognise, schema-check and run the rules over the documents of one file or overlay.
-
-    Returns the findings and whether anything GPU-related was recognised. schemas: the object schema engine
-    (None where kubeconform already checked the objects). Rules see a document whose object failed its
-    schema only as far as they can; cross-document rules do not see it.
-    """
-    from gengpu.checking.run import check_overlay_rules, check_subject
-    from gengpu.checking.subjects import classify, well_formed
-    from gengpu.checking.targets import OBJECT
-
-    subjects = []
-    docs, findings = well_formed(docs)
-    for doc in docs:
-        found, errors = classify(doc)
-        findings += errors
-        subjects += found
-    broken = set()
-    for subject in subjects:
-        if subject.kind == OBJECT:
-            more = check_subject(subject, ctx, schemas)
-            if any(f.is_error and f.rule == "object-schema" for f in more):
-                broken.add(id(subject.doc))
-            findings += more
-    for subject in subjects:
-        if subject.kind != OBJECT:
-            findings += check_subject(subject, ctx, schemas, shapeless=id(subject.doc) in broken)
-    findings += check_overlay_rules(subjects, [d for d in docs if id(d) not in broken], ctx)
-    if notes is not None:
-        notes += recognition(subjects, docs)
-    return findings, any(s.kind != OBJECT for s in subjects)
-
-
-def _forced(docs, kind: str, ctx) -> list[Finding]:
-    """Check every document as the given kind of config, whatever it looks like."""
-    from gengpu.checking.run import SCHEMAS, check_subject, schema_file
-    from gengpu.checking.schema import check_schema
-    from gengpu.checking.subjects import Subject
-
-    findings = []
-    for doc in docs:
-        subject = Subject(kind, doc, doc.data, kind)
-        if isinstance(doc.data, dict):
-            findings += check_subject(subject, ctx)
-        else:
-            name, rule, _ = SCHEMAS[kind]
-            findings += check_schema(doc, schema_file(name), rule)
-    return findings
-
-
-def _check_file(source: Source, ctx, kind: str | None = None, schemas=None, notes=None) -> list[Finding]:
-    from gengpu.checking.rules import RULES
-
-    if source.findings:
-        return source.findings
-    if kind:
-        return _forced(source.docs, kind, ctx)
-    more, recognised = check_documents(source.docs, ctx, schemas, notes)
-    if not recognised and not more:
-        rule = RULES["not-recognized"]
-        more.append(Finding(source.shown, 0, 0, rule.severity, rule.id,
-                            "no profile, device-plugin or mig-parted config, ClusterPolicy or GPU workload found",
-                            rule.fix))
-    return more
-
-
-def _side_files(overlay: Path, files) -> list[Finding]:
-    """Files beside the overlay that are no Kubernetes objects: the GKE auto-provisioning file and scripts."""
-    from gengpu.checking.rules import RULES
-    from gengpu.checking.run import schema_file
-    from gengpu.checking.schema import check_schema
-
-    findings = []
-    nap = overlay / "gke-autoprovisioning.yaml"
-    if nap.is_file():
-        docs, errors = files.load(nap, display(nap))
-        findings += errors
-        for doc in docs:
-            findings += check_schema(doc, schema_file("gke-autoprovisioning.schema.json"), "gke-autoprovisioning-schema")
-    for script in sorted(overlay.glob("*.sh")):
-        if writing.intact(f"{overlay.name}/{script.name}", script.read_text(encoding="utf-8", errors="replace")):
-            continue  # exactly as gengpu wrote it: its scripts are parsed with bash -n in gengpu's own tests
-        import re
-        import subprocess
-
-        proc = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
-        if proc.returncode != 0:
-            m = re.search(r"line (\d+): (.*)", proc.stderr)
-            rule = RULES["script-syntax"]
-            findings.append(Finding(display(script), int(m.group(1)) if m else 1, 1, rule.severity, rule.id,
-                                    f"bash cannot parse it: {m.group(2) if m else proc.stderr.strip()}", rule.fix))
-    return findings
-
-
 _NOT_RESOURCES = ("gke-autoprovisioning.yaml", "gengpu-cluster.yaml")  # beside the overlay, not resources in it
 
 
@@ -561,7 +445,7 @@ def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx, engine: s
     files = files or Files()
     shown = display(overlay)
     findings = render.check_overlay(overlay, shown, kubernetes_version, RULES, engine, files, schemas)
-    findings += _side_files(overlay, files)
+    findings += documents.side_files(overlay, files)
     docs = []
     for path in sorted(overlay.rglob("*.y*ml")):
         rel = path.relative_to(overlay).parts
@@ -570,7 +454,7 @@ def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx, engine: s
         loaded, errors = files.load(path, display(path))
         findings += errors
         docs += loaded
-    return findings + check_documents(docs, ctx)[0]
+    return findings + documents.check_documents(docs, ctx)[0]
 
 
 @dataclass
@@ -670,7 +554,7 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
 
                 schemas = Schemas(kubernetes_version or (ctx.profile.kubernetes_version if ctx else None))
             notes: list[str] = []
-            entry = {"findings": [asdict(f) for f in _check_file(source, ctx, kind, schemas, notes)], "notes": notes}
+            entry = {"findings": [asdict(f) for f in documents.check_file(source, ctx, kind, schemas, notes)], "notes": notes}
             index.put(key, entry)
         findings += [Finding(**f) for f in entry["findings"]]
         result.recognition += entry["notes"]

@@ -22,3 +22,8 @@ def imports(folder: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("folder", ["rendering", "loading"])
 def test_a_stage_does_not_import_the_compiler(folder):
     assert [(f, m) for f, m in imports(folder) if m.startswith("gengpu.compiling")] == []
+
+
+def test_checking_does_not_import_the_pipeline():
+    """The pipeline orchestrates the stages; a stage that reached back into it would make it a stage of its own."""
+    assert [(f, m) for f, m in imports("checking") if m == "gengpu.pipeline"] == []

@@ -206,3 +206,20 @@ def test_presets_name_no_profile_the_gpu_lacks():
     assert mig.preset_layout("A100-40GB", "all-1g.5gb") == {"1g.5gb": 7}
     assert mig.preset_layout("A100-40GB", "all-1g.5gb.me") == {"1g.5gb+me": 1}
     assert mig.preset_layout("A100-40GB", "all-9g.1gb") is None
+
+
+def test_slot_map_draws_free_slices_before_between_and_after_instances():
+    verdict = mig.Verdict("A100-40GB", True, (), (mig.Placement("2g.10gb", 2, 2), mig.Placement("1g.5gb", 6, 1)))
+    assert mig.slot_map(verdict) == (
+        "slice  0         1         2         3         4         5         6         7\n"
+        "       |free     |free     |2g.10gb            |free     |free     |1g.5gb   |free     |")
+
+
+def test_maximal_layouts_use_all_compute_or_memory_they_can():
+    """No maximal A100 40GB layout leaves room for the smallest instance (1g.5gb: one compute, one memory slice);
+    a layout whose memory slices are all taken is maximal with compute slices to spare, and one that is not is not."""
+    for layout in mig.maximal_layouts("A100-40GB"):
+        assert not mig.check_layout("A100-40GB", {**layout, "1g.5gb": layout.get("1g.5gb", 0) + 1}).valid
+    layouts = mig.maximal_layouts("A100-40GB")
+    assert {"1g.10gb": 4} in layouts  # 8 of 8 memory slices, 4 of 7 compute slices
+    assert {"1g.10gb": 3, "1g.5gb": 1} not in layouts and {"1g.10gb": 3, "1g.5gb": 2} in layouts

@@ -1,0 +1,97 @@
+"""Each report format, byte for byte, on findings made by hand: what CI systems parse must not drift."""
+
+import json
+
+import pytest
+
+from gengpu import reporting
+from gengpu.findings import Finding, display, sort_findings
+
+ERROR = Finding("profiles/a.yaml", 3, 7, "error", "mig-layout-invalid", "7 x 2g.10gb: too many", "use 3")
+WARNING = Finding("profiles/a.yaml", 9, 0, "warning", "pool-unbounded", "no limits, 100%", "")
+INFO = Finding("overlays/b/x.yaml", 0, 0, "info", "object-cel-not-evaluated", "celcheck missing", "install it")
+
+
+def test_text():
+    assert reporting.text([ERROR, WARNING, INFO]) == (
+        "profiles/a.yaml:3:7: error mig-layout-invalid 7 x 2g.10gb: too many\n  fix: use 3\n"
+        "profiles/a.yaml:9:0: warning pool-unbounded no limits, 100%\n"
+        "overlays/b/x.yaml:0:0: info object-cel-not-evaluated celcheck missing\n  fix: install it")
+    coloured = reporting.text([ERROR], color=True)
+    assert coloured == ("profiles/a.yaml:3:7: \x1b[31m\x1b[1merror\x1b[0m mig-layout-invalid 7 x 2g.10gb: too many\n"
+                        "\x1b[2m  fix: use 3\x1b[0m")
+
+
+def test_json_counts_every_severity():
+    data = json.loads(reporting.as_json([ERROR, WARNING, INFO]))
+    assert data["summary"] == {"error": 1, "warning": 1, "info": 1}
+    assert data["findings"][1] == {"file": "profiles/a.yaml", "line": 9, "column": 0, "severity": "warning",
+                                   "rule": "pool-unbounded", "message": "no limits, 100%", "fix": ""}
+    assert json.loads(reporting.as_json([]))["summary"] == {"error": 0, "warning": 0, "info": 0}
+
+
+def test_github_leaves_out_unknown_positions_and_escapes():
+    assert reporting.github([ERROR, WARNING, INFO]).splitlines() == [
+        "::error file=profiles/a.yaml,line=3,col=7,title=gengpu mig-layout-invalid::7 x 2g.10gb: too many%0Afix: use 3",
+        "::warning file=profiles/a.yaml,line=9,title=gengpu pool-unbounded::no limits, 100%25",
+        "::notice file=overlays/b/x.yaml,title=gengpu object-cel-not-evaluated::celcheck missing%0Afix: install it",
+    ]
+
+
+def test_sarif_regions_levels_and_rule_index():
+    data = json.loads(reporting.sarif([ERROR, WARNING, INFO]))
+    run = data["runs"][0]
+    ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert ids == sorted(ids)
+    results = run["results"]
+    assert [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["region"]) for r in results] == [
+        ("mig-layout-invalid", "error", {"startLine": 3, "startColumn": 7}),
+        ("pool-unbounded", "warning", {"startLine": 9}),
+        ("object-cel-not-evaluated", "note", {"startLine": 1})]
+    assert [ids[r["ruleIndex"]] for r in results] == [r["ruleId"] for r in results]
+    assert results[0]["message"]["text"] == "7 x 2g.10gb: too many Fix: use 3"
+    assert results[1]["message"]["text"] == "no limits, 100%"
+    rule = next(r for r in run["tool"]["driver"]["rules"] if r["id"] == "pool-unbounded")
+    assert rule["defaultConfiguration"] == {"level": "warning"} and rule["properties"]["problem.severity"] == "warning"
+    assert len({r["partialFingerprints"]["gengpu/v1"] for r in results}) == 3
+
+
+def test_junit_fails_a_file_only_for_errors():
+    out = reporting.junit([ERROR, WARNING, INFO])
+    assert out.splitlines()[1:3] == [
+        '<testsuites name="gengpu" tests="2" failures="1">',
+        '  <testsuite name="gengpu validate" tests="2" failures="1" errors="0">']
+    assert ('<failure message="1 error(s)" type="gengpu">profiles/a.yaml:3:7: error mig-layout-invalid 7 x 2g.10gb: '
+            'too many\nprofiles/a.yaml:9:0: warning pool-unbounded no limits, 100%</failure>') in out
+    assert "<system-out>overlays/b/x.yaml:0:0: info object-cel-not-evaluated celcheck missing</system-out>" in out
+
+
+@pytest.mark.parametrize("findings,strict,code", [
+    ([], False, 0), ([INFO], True, 0), ([WARNING], False, 0), ([WARNING], True, 1), ([ERROR], False, 1),
+    ([INFO, ERROR], False, 1)])
+def test_exit_code(findings, strict, code):
+    assert reporting.exit_code(findings, strict) == code
+
+
+def test_colour_follows_no_color_force_color_and_the_terminal(monkeypatch):
+    class Tty:
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    assert reporting.use_color(Tty()) is True and reporting.use_color(object()) is False
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert reporting.use_color(object()) is True
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert reporting.use_color(Tty()) is False
+
+
+def test_findings_sort_by_place_and_drop_duplicates(tmp_path, monkeypatch):
+    later = Finding("profiles/a.yaml", 3, 7, "error", "a-rule", "x")
+    assert sort_findings([WARNING, ERROR, later, ERROR]) == [later, ERROR, WARNING]
+    assert ERROR.is_error and not WARNING.is_error
+    monkeypatch.chdir(tmp_path)
+    assert display(tmp_path / "profiles" / "a.yaml") == "profiles/a.yaml"
+    assert display(tmp_path.parent / "elsewhere.yaml") == (tmp_path.parent / "elsewhere.yaml").as_posix()
+    assert display(tmp_path) == "."

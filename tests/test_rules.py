@@ -579,6 +579,19 @@ DOC_CASES["shared-slice-too-small"] = (
     r(PLACED, ("    gengpu.dev/pool: second\n", "    gengpu.dev/pool: second\n    gengpu.dev/gpu-memory: 3500Mi\n")))
 
 
+# Structural rules: what parsing and the schemas find, through the same exact-findings check
+DOC_CASES.update({
+    "yaml-syntax": (None, False, "a: [1, 2\n", "2:1", "a: [1, 2]\n"),
+    "yaml-duplicate-key": (None, False, "version: v1\nversion: v1\nsharing: {}\n", "2:1",
+                           "version: v1\nsharing: {}\n"),
+    "yaml-tag": (None, False, "version: !!int abc\n", "1:10", "version: !!int 1\n"),
+    "yaml-merge": (None, False, "base: &b [1]\nx:\n  <<: *b\n", "1:7", "base: &b {k: 1}\nx:\n  <<: *b\n"),
+    "not-recognized": (None, False, "hello: world\n", "0:0", "version: v1\nsharing: {}\n"),
+    "gke-autoprovisioning-schema": (None, False, "resourceLimits:\n  - resourceType: cpu\n    maximum: ten\n",
+                                    "3:14", "resourceLimits:\n  - resourceType: cpu\n    maximum: 10\n"),
+})
+PROFILE_CASES["profile-schema"] = (edit(("gpusPerNode: 8", "gpusPerNode: eight")), "15:20", BASE)
+
 # Every other finding a case produces, so each case's complete list of findings is asserted. BASE's Karpenter
 # pool has no limits (pool-unbounded at 18:20), which every profile case inherits and no list repeats.
 MONITORING = [("monitoring-platform-mismatch", "5:1")]  # Autopilot cases keep BASE's service-monitor
@@ -613,10 +626,10 @@ ALSO = {
     "shared-slice-too-small": [("gpu-taint-not-tolerated", "12:5")],
 }
 
-STRUCTURAL = {"gke-autoprovisioning-schema", "script-syntax", "yaml-syntax", "yaml-duplicate-key", "file-unreadable", "profile-schema", "duplicate-profile-name",
-              "kustomize-build", "overlay-kind-no-schema", "not-generated-file", "not-recognized",
+STRUCTURAL = {"script-syntax", "file-unreadable", "duplicate-profile-name",
+              "kustomize-build", "overlay-kind-no-schema", "not-generated-file",
               # tests/test_hostile.py
-              "yaml-limit", "yaml-tag", "yaml-merge", "object-malformed", "gpu-configmap-invalid",
+              "yaml-limit", "object-malformed", "gpu-configmap-invalid",
               # tests/test_writing.py, tests/test_build.py
               "overlay-orphaned", "generated-file-edited", "build-interrupted",
               # tests/test_objects.py

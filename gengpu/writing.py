@@ -131,16 +131,6 @@ def _entries(folder: Path) -> tuple[dict[str, Path], list[str]]:
     return files, odd
 
 
-def generated_files(folder: Path) -> dict[str, str]:
-    """Relative path -> text of the files in folder that gengpu generated."""
-    out = {}
-    for rel, path in _entries(folder)[0].items():
-        text = _read(path)
-        if text is not None and is_generated(text):
-            out[rel] = text
-    return out
-
-
 def _parents(rel: str) -> list[str]:
     parts = rel.split("/")[:-1]
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]

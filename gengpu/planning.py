@@ -52,6 +52,7 @@ class PoolPlan:
     region: str
     gpu: str
     capacity: tuple[str, ...]
+    provisioner: str
     gpus_min: int
     gpus_max: int | None  # None: no upper bound in the profile
     bound: str  # which setting bounds it
@@ -214,7 +215,7 @@ def plan_pool(profile: Profile, pool: NodePool, priced: bool = True) -> PoolPlan
     unpriced = [n.name for n in nodes if n.on_demand is None and n.spot is None] if priced else []
     gpus_max, bound = _bound(profile, pool, types)
     plan = PoolPlan(profile.name, pool.name, profile.platform, profile.region, pool.gpu_id or "+".join(pool.gpus),
-                    pool.capacity_types, 0, gpus_max, bound, slices_per_gpu(pool), nodes, unpriced)
+                    pool.capacity_types, pool.provisioner, 0, gpus_max, bound, slices_per_gpu(pool), nodes, unpriced)
     plan.caps = _caps(profile, pool, types)
     if pool.limits.get("nodes") is not None and pool.limits.get("gpus") is None:
         plan.caps = {name: int(pool.limits["nodes"]) * g for name, g in types}

@@ -45,7 +45,8 @@ def test_quota_sums_over_the_fleet_per_region(repo, run):
     out = run("plan").output
     assert "  eks us-east-1: Running On-Demand G and VT instances (L-DB2E81BA): 128 (documented default 0)\n" in out
     assert "Estimates from list prices" in out
-    assert "unbounded: set limits.gpus or limits.nodes" in out  # the Autopilot pool has no limit
+    assert "  per month at the limit: no limit: Autopilot buys what the workloads request\n" in out
+    assert "  per month at the limit: no limit here: set limits.nodes (the node pool's maximum)\n" in out  # AKS
 
 
 def test_an_unpriced_type_is_named_not_guessed(repo, run):

@@ -23,6 +23,15 @@ def _gpus(plan: PoolPlan) -> str:
     return f"{plan.gpus_min}-{plan.gpus_max}" if plan.gpus_max is not None else f"{plan.gpus_min}-unbounded"
 
 
+def _unbounded(plan: PoolPlan) -> str:
+    """Why a pool has no figure at its limit, and what bounds it instead."""
+    if plan.platform == "gke-autopilot":
+        return "no limit: Autopilot buys what the workloads request"
+    if plan.provisioner == "managed":
+        return "no limit here: set limits.nodes (the node pool's maximum)"
+    return "unbounded: set limits.gpus or limits.nodes"
+
+
 def _pool_json(plan: PoolPlan) -> dict:
     def pair(p):
         return None if p is None else {"low": round(p[0], 4), "high": round(p[1], 4)}
@@ -67,7 +76,7 @@ def render(plans: list[PoolPlan], output: str) -> str:
             "; ".join(f"{c} {_range(p.per_gpu_hour(c))}" for c in caps),
             "; ".join(f"{c} {_range(p.per_slice_hour(c))}" for c in caps) + f" ({p.slices_per_gpu}/GPU)",
             "; ".join(f"{c} {_range(p.monthly_at_limit(c))}" for c in caps) if p.gpus_max is not None
-            else "unbounded: set limits.gpus or limits.nodes",
+            else _unbounded(p),
             "; ".join(f"{n:,} {p.quota_unit} {q}" for q, n in p.quota.items()) or "-",
         ])
     out: list[str] = []

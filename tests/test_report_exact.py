@@ -95,3 +95,62 @@ def test_findings_sort_by_place_and_drop_duplicates(tmp_path, monkeypatch):
     assert display(tmp_path / "profiles" / "a.yaml") == "profiles/a.yaml"
     assert display(tmp_path.parent / "elsewhere.yaml") == (tmp_path.parent / "elsewhere.yaml").as_posix()
     assert display(tmp_path) == "."
+
+
+def test_github_escapes_carriage_returns_and_percent_signs():
+    odd = Finding("a,b:c.yaml", 1, 1, "error", "x", "50%\r\nnext", "")
+    assert reporting.github([odd]) == "::error file=a%2Cb%3Ac.yaml,line=1,col=1,title=gengpu x::50%25%0D%0Anext"
+
+
+def test_sarif_describes_known_and_unknown_rules_in_full():
+    from gengpu import __version__
+    from gengpu.checking.rules import RULES
+
+    custom = Finding("f.yaml", 2, 0, "error", "zz-custom", "made elsewhere", "")
+    out = reporting.sarif([WARNING, custom])
+    assert out.startswith('{\n  "$schema": "https://json.schemastore.org/sarif-2.1.0.json",\n  "version": "2.1.0",')
+    data = json.loads(out)
+    driver = data["runs"][0]["tool"]["driver"]
+    assert {k: v for k, v in driver.items() if k != "rules"} == {
+        "name": "gengpu", "semanticVersion": __version__, "version": __version__,
+        "informationUri": "https://github.com/gengpu/gengpu"}
+    by_id = {r["id"]: r for r in driver["rules"]}
+    assert set(by_id) == set(RULES) | {"zz-custom"}
+    rule = RULES["pool-unbounded"]
+    assert by_id["pool-unbounded"] == {
+        "id": "pool-unbounded", "name": "pool-unbounded", "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.explanation},
+        "help": {"text": f"{rule.fix}\n\nSource: {rule.source}", "markdown": f"{rule.fix}\n\n*Source: {rule.source}*"},
+        "defaultConfiguration": {"level": "warning"},
+        "properties": {"tags": ["gpu", "kubernetes"], "problem.severity": "warning"}}
+    assert by_id["zz-custom"] == {
+        "id": "zz-custom", "name": "zz-custom", "shortDescription": {"text": "zz-custom"},
+        "fullDescription": {"text": "zz-custom"}, "help": {"text": "zz-custom", "markdown": "zz-custom"},
+        "defaultConfiguration": {"level": "error"}, "properties": {"tags": ["gpu", "kubernetes"],
+                                                                     "problem.severity": "error"}}
+    result = data["runs"][0]["results"][1]
+    assert result == {
+        "ruleId": "zz-custom", "ruleIndex": sorted(by_id).index("zz-custom"), "level": "error",
+        "message": {"text": "made elsewhere"},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": "f.yaml"}, "region": {"startLine": 2}}}],
+        "partialFingerprints": {"gengpu/v1": __import__("hashlib").sha256(b"f.yaml:zz-custom:made elsewhere")
+                                .hexdigest()}}
+
+
+def test_junit_in_full():
+    assert reporting.junit([ERROR, INFO]) == "\n".join([
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<testsuites name="gengpu" tests="2" failures="1">',
+        '  <testsuite name="gengpu validate" tests="2" failures="1" errors="0">',
+        '    <testcase classname="gengpu" name="profiles/a.yaml">',
+        '      <failure message="1 error(s)" type="gengpu">profiles/a.yaml:3:7: error mig-layout-invalid 7 x 2g.10gb: '
+        'too many</failure>',
+        '    </testcase>',
+        '    <testcase classname="gengpu" name="overlays/b/x.yaml">',
+        '      <system-out>overlays/b/x.yaml:0:0: info object-cel-not-evaluated celcheck missing</system-out>',
+        '    </testcase>',
+        '  </testsuite>',
+        '</testsuites>'])
+    assert reporting.junit([Finding("<&>.yaml", 1, 1, "error", "r", "a < b & c")]).splitlines()[3:5] == [
+        '    <testcase classname="gengpu" name="&lt;&amp;&gt;.yaml">',
+        '      <failure message="1 error(s)" type="gengpu">&lt;&amp;&gt;.yaml:1:1: error r a &lt; b &amp; c</failure>']

@@ -1,6 +1,7 @@
 """Ownership and crash safety of build: nothing of the user's is lost, whatever is in the folder and whenever the
 build dies. Kills are real SIGKILLs of a separate process, at every step of the write protocol."""
 
+import json
 import os
 import signal
 import subprocess
@@ -268,3 +269,48 @@ def test_only_a_header_that_opens_the_file_makes_it_gengpus(text, generated):
     from gengpu.headers import is_generated
 
     assert is_generated(text) is generated
+
+
+def test_the_check_diff_names_new_changed_and_removed_files_as_git_does(tmp_path):
+    from gengpu import writing
+    from gengpu.headers import header
+
+    top = header("profiles/c.yaml")
+    first = writing.plan_overlay(tmp_path, "c", {"keep.yaml": top + "a: 1\n", "old.yaml": top + "b: 1\n"})
+    writing.apply([first], tmp_path, tmp_path / ".cache")
+    plan = writing.plan_overlay(tmp_path, "c", {"keep.yaml": top + "a: 2\n", "new.yaml": top + "c: 1\n"})
+    assert (plan.missing, plan.stale, plan.extra) == (["new.yaml"], ["keep.yaml"], ["old.yaml"])
+    out = writing.diff(plan, "overlays")
+    stamped = plan.desired
+    assert out.startswith("--- a/overlays/c/keep.yaml\n+++ b/overlays/c/keep.yaml\n")
+    assert "--- /dev/null\n+++ b/overlays/c/new.yaml\n@@ -0,0 +1," in out
+    assert "--- a/overlays/c/old.yaml\n+++ /dev/null\n@@ -1," in out and "-b: 1\n" in out
+    assert "+c: 1\n" in out and "-a: 1\n" in out and "+a: 2\n" in out
+    assert out.index("keep.yaml") < out.index("new.yaml") < out.index("old.yaml")
+    assert all(t.endswith("\n") for t in stamped.values())
+
+
+def test_an_interrupted_preparation_is_undone_and_leaves_the_users_files(tmp_path):
+    """A journal in the prepare state (a build killed before its commit point): temporary files go, folders the
+    build created go when empty, a folder that now holds a file of the user's stays, the journal goes."""
+    from gengpu import writing
+
+    journal_dir = tmp_path / ".cache"
+    journal_dir.mkdir()
+    (tmp_path / "overlays" / "new" / "components" / "deep").mkdir(parents=True)
+    tmp = tmp_path / "overlays" / "new" / "components" / "deep" / ("x.yaml" + writing.TMP_SUFFIX)
+    tmp.write_text("half")
+    (tmp_path / "overlays" / "mine").mkdir()
+    (tmp_path / "overlays" / "mine" / "notes.md").write_text("the user's")
+    (journal_dir / writing.JOURNAL).write_text(json.dumps({
+        "state": "prepare", "renames": [[tmp.relative_to(tmp_path).as_posix(), "overlays/new/components/deep/x.yaml"]],
+        "created": ["overlays/new", "overlays/new/components", "overlays/new/components/deep", "overlays/mine"]}))
+    assert writing.interrupted(journal_dir)
+    assert writing.recover(tmp_path, journal_dir) == ["undid the preparations of an interrupted build"]
+    assert not (tmp_path / "overlays" / "new").exists()
+    assert (tmp_path / "overlays" / "mine" / "notes.md").read_text() == "the user's"
+    assert not writing.interrupted(journal_dir)
+    # a journal that does not parse is rolled back too (nothing to undo), and removed
+    (journal_dir / writing.JOURNAL).write_text("{half")
+    assert writing.recover(tmp_path, journal_dir) == ["undid the preparations of an interrupted build"]
+    assert not (journal_dir / writing.JOURNAL).exists()

@@ -768,3 +768,30 @@ def test_every_case_is_collected():
     never run: the parameters must be the final tables."""
     for test, table in ((test_profile_rule_fires, PROFILE_CASES), (test_document_rule_fires, DOC_CASES)):
         assert list(test.pytestmark[0].args[1]) == sorted(table)
+
+
+def messages(run, tmp_path, text, context=False):
+    (tmp_path / "case.yaml").write_text(text)
+    args = ["validate", "case.yaml", "--output", "json"]
+    if context:
+        (tmp_path / "cluster.yaml").write_text(context)
+        args += ["--profile", "cluster.yaml"]
+    return {f["rule"]: (f["message"], f["fix"]) for f in json.loads(run(*args, cwd=tmp_path).output)["findings"]}
+
+
+def test_replica_limits_name_the_limit_its_source_and_the_fix_from_the_data(run, tmp_path):
+    mps = messages(run, tmp_path, PROFILE_CASES["mps-replicas-over-limit"][0])["mps-replicas-over-limit"]
+    assert mps == ("nodePools[0].sharing.replicas is 49; MPS on A100-40GB allows at most 48 clients per GPU",
+                   "Lower replicas to the limit (48 from compute capability 7.5, 16 below), or use time-slicing.")
+    gke = messages(run, tmp_path, PROFILE_CASES["gke-shared-clients-over-limit"][0])["gke-shared-clients-over-limit"]
+    assert gke == ("nodePools[0].sharing.replicas is 49; GKE shares a GPU between at most 48 clients per GPU",
+                   "Lower replicas to 48 or fewer.")
+
+
+def test_a_gpu_memory_annotation_that_is_no_quantity_is_not_judged(run, tmp_path):
+    for value in ("lots", "12 Gi", "-3Gi"):
+        workload = r(PLACED, ("    gengpu.dev/pool: second\n", f"    gengpu.dev/pool: second\n    gengpu.dev/gpu-memory: '{value}'\n"))
+        assert "shared-slice-too-small" not in messages(run, tmp_path, workload, context=add_pool(SLICED))
+    big = r(PLACED, ("    gengpu.dev/pool: second\n", "    gengpu.dev/pool: second\n    gengpu.dev/gpu-memory: 4.5G\n"))
+    assert messages(run, tmp_path, big, context=add_pool(SLICED))["shared-slice-too-small"][0] == (
+        "Deployment any needs 4.5G of GPU memory, but a slice of pool second has 4.0 GB (16 GB T4 / 4 replicas)")

@@ -1,10 +1,11 @@
 """Rule templates: one logic, parameters from gengpu's data tables (kube-linter's templates, in small).
 
-replicas_limit: a pool's sharing.replicas against a maximum that a data table gives per pool.
+ReplicasLimit: a pool's sharing.replicas against a maximum that a data table gives per pool.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from gengpu.checking.rules.base import Hit, Rule, pool_path
@@ -13,16 +14,23 @@ from gengpu.checking.rules.base import Hit, Rule, pool_path
 Limit = Callable[[object, object], "tuple[int, str] | None"]
 
 
-def replicas_limit(*, id: str, severity: str, summary: str, fix: str, explanation: str, source: str,
-                   limit: Limit) -> Rule:
-    def check(profile, ctx=None):
+@dataclass(frozen=True)
+class ReplicasLimit:
+    """The check of a replicas-limit rule (a class, not a closure, so each call runs the current code)."""
+
+    limit: Limit
+
+    def __call__(self, profile, ctx=None):
         for pool in profile.node_pools:
             replicas = pool.sharing.replicas
-            found = limit(profile, pool) if replicas is not None else None
+            found = self.limit(profile, pool) if replicas is not None else None
             if found and replicas > found[0]:
                 yield Hit(pool_path(pool, "sharing", "replicas"),
                           f"nodePools[{pool.index}].sharing.replicas is {replicas}; {found[1]} at most {found[0]} "
                           "clients per GPU")
 
+
+def replicas_limit(*, id: str, severity: str, summary: str, fix: str, explanation: str, source: str,
+                   limit: Limit) -> Rule:
     return Rule(id=id, severity=severity, summary=summary, fix=fix, explanation=explanation, source=source,
-                check=check)
+                check=ReplicasLimit(limit))

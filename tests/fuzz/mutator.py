@@ -139,7 +139,7 @@ def _data_mutation(rng: random.Random, data, kind: str) -> str:
     if op == 5 and isinstance(parent, list):
         parent.append(parent[path[-1]])
         return f"repeat {'.'.join(map(str, path))}"
-    if op == 6 and kind == "profile" and isinstance(data.get("spec"), dict):
+    if op == 6 and kind == "profile" and isinstance(data, dict) and isinstance(data.get("spec"), dict):
         rule = rng.choice(_vocabulary()["rules"])
         data["spec"].setdefault("suppress", [])
         if isinstance(data["spec"]["suppress"], list):

@@ -177,10 +177,9 @@ def load_profiles(files: list[Path | Source], out_dir: Path, index: fleet.Index 
         if name is None:
             continue
         if name in names:
-            line, col = entry["at"]
-            result.findings.append(Finding(source.shown, line, col, "error", "duplicate-profile-name",
-                                           f"metadata.name '{name}' is also used by {names[name]}",
-                                           "give every profile its own name; it names the overlay folder"))
+            from gengpu.checking.profile import duplicate_name
+
+            result.findings.append(duplicate_name(source.shown, tuple(entry["at"]), name, names[name]))
             continue
         names[name] = source.shown
         result.profiles.append(Checked(source, _repo_path(source.path, out_dir), name, key, profile))

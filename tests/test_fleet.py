@@ -65,7 +65,7 @@ def test_a_duplicate_name_is_found_whichever_shard_holds_the_other_file(repo, ru
              if "duplicate-profile-name" in r.output]
     assert len(found) == 1
     assert "profiles/zz-copy.yaml:6:9: error duplicate-profile-name metadata.name 'eks-l4-mps' is also used by " \
-           "profiles/eks-l4-mps.yaml" in found[0].output
+           "profiles/eks-l4-mps.yaml\n  fix: Give every profile its own name.\n" in found[0].output
 
 
 @pytest.mark.parametrize("value", ["0/3", "4/3", "x", "1/0", "2"])

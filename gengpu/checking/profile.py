@@ -30,3 +30,12 @@ def check_profile(doc: Document, source: str) -> tuple[Profile | None, list[Find
         return None, findings
     profile = build_profile(doc.data, source)
     return profile, check_profile_rules(profile, doc)
+
+
+def duplicate_name(shown: str, at: tuple[int, int], name: str, first: str) -> Finding:
+    """A profile whose metadata.name an earlier profile (first) already has: both would write one overlay."""
+    from gengpu.checking.rules import RULES
+
+    rule = RULES["duplicate-profile-name"]
+    return Finding(shown, at[0], at[1], rule.severity, rule.id, f"metadata.name '{name}' is also used by {first}",
+                   rule.fix)

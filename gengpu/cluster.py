@@ -100,6 +100,12 @@ class Cluster:
         return cls(profile, mig_strategy(profile), tuple(cluster_offers(profile)))
 
 
+def dra_feature_gates(profile: Profile) -> set[str]:
+    """The DRA driver's feature gates the DRA pools' sharing modes need (software.yaml draDriver.featureGates)."""
+    gates = catalog.software()["draDriver"]["featureGates"]
+    return {gates[p.sharing.mode] for p in profile.dra_pools if p.sharing.mode in gates}
+
+
 def nap_accelerator(pool: NodePool) -> str | None:
     """The GKE accelerator type an auto-provisioned pool asks for."""
     return catalog.gke_accelerator(pool.gpu_id, pool.instance_types[0] if pool.instance_types else None) \

@@ -96,19 +96,6 @@ def _plans(tree: Path, overlays_dir: str) -> dict[str, list]:
     return {c.name: planning.plan_profile(c.profile) for c in loaded.profiles if c.profile is not None}
 
 
-def spend(base: str, overlays_dir: str = "overlays") -> dict[str, dict]:
-    """cluster -> change in GPUs, maximum monthly spend and quota at the pools' limits, base to working tree."""
-    from gengpu.reporting import plan as plan_report
-
-    root = _root(base)
-    with tempfile.TemporaryDirectory(prefix="gengpu-diff-") as tmp:
-        from gengpu import pipeline
-
-        _export(base, root, [pipeline.DEFAULT_PROFILES], Path(tmp))
-        before = _plans(Path(tmp), overlays_dir)
-    return plan_report.spend_delta(before, _plans(root, overlays_dir))
-
-
 def _root(base: str) -> Path:
     top = _git(["rev-parse", "--show-toplevel"], Path.cwd())
     if top.returncode != 0:
@@ -119,14 +106,9 @@ def _root(base: str) -> Path:
     return root
 
 
-def changes(base: str, overlays_dir: str = "overlays") -> dict[str, dict]:
+def _changes(base: str, before: dict, after: dict) -> dict[str, dict]:
     """cluster -> {state, changes: [{key, change, diff}]}: every resource, Application and generated file that
     differs between base and the working tree, new and removed ones with their whole text."""
-    root = _root(base)
-    with tempfile.TemporaryDirectory(prefix="gengpu-diff-") as tmp:
-        _export(base, root, [overlays_dir, "argocd"], Path(tmp))
-        before = _objects(Path(tmp), overlays_dir)
-    after = _objects(root, overlays_dir)
     report = {}
     for cluster in sorted(set(before) | set(after)):
         old, new = before.get(cluster, {}), after.get(cluster, {})
@@ -144,6 +126,20 @@ def changes(base: str, overlays_dir: str = "overlays") -> dict[str, dict]:
     return report
 
 
+def compare(base: str, overlays_dir: str = "overlays") -> tuple[dict[str, dict], dict[str, dict]]:
+    """(what changes per cluster, the change in GPUs, maximum monthly spend and quota at the pools' limits), base
+    to working tree; the base's overlays, Applications and profiles come from one `git archive`."""
+    from gengpu.pipeline import DEFAULT_PROFILES
+    from gengpu.reporting import plan as plan_report
+
+    root = _root(base)
+    with tempfile.TemporaryDirectory(prefix="gengpu-diff-") as tmp:
+        _export(base, root, [overlays_dir, "argocd", DEFAULT_PROFILES], Path(tmp))
+        before, plans_before = _objects(Path(tmp), overlays_dir), _plans(Path(tmp), overlays_dir)
+    report = _changes(base, before, _objects(root, overlays_dir))
+    return report, plan_report.spend_delta(plans_before, _plans(root, overlays_dir))
+
+
 _MARK = {"added": " (new)", "removed": " (removed)", "changed": ""}
 _SIGN = {"added": "+", "removed": "-", "changed": "~"}
 
@@ -152,8 +148,7 @@ def diff(base: str, overlays_dir: str = "overlays", output: str = "text") -> tup
     """The report (text, markdown or json), and whether anything changes."""
     from gengpu.reporting import plan as plan_report
 
-    report = changes(base, overlays_dir)
-    delta = spend(base, overlays_dir)
+    report, delta = compare(base, overlays_dir)
     if output == "json":
         import json
 

@@ -6,11 +6,8 @@ from gengpu/data/quotas.yaml. Every figure is an estimate: list prices before di
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field
-
-import yaml
 
 from gengpu import catalog
 from gengpu.cluster import gpu_counts, mig_layout
@@ -22,12 +19,10 @@ ESTIMATE = ("Estimates from list prices (gengpu/data/prices.yaml: each figure na
             "before discounts, commitments and taxes; the clouds' own calculators are authoritative.")
 
 
-@functools.cache
 def prices() -> dict:
     return catalog.data_file("prices.yaml")
 
 
-@functools.cache
 def quotas() -> dict:
     return catalog.data_file("quotas.yaml")
 
@@ -53,7 +48,6 @@ class PoolPlan:
     gpu: str
     capacity: tuple[str, ...]
     provisioner: str
-    gpus_min: int
     gpus_max: int | None  # None: no upper bound in the profile
     bound: str  # which setting bounds it
     slices_per_gpu: int
@@ -62,6 +56,9 @@ class PoolPlan:
     quota: dict[str, int] = field(default_factory=dict)  # quota name -> amount needed at the limit
     quota_unit: str = ""
     caps: dict[str, int] = field(default_factory=dict)  # node shape -> GPUs the limit allows of it
+
+    # Every pool gengpu writes scales to zero nodes (Karpenter, auto-provisioning, --min-nodes 0 scripts).
+    gpus_min = 0
 
     def nodes_at_limit(self, node: Node) -> int | None:
         cap = self.caps.get(node.name, self.gpus_max)
@@ -93,20 +90,21 @@ class PoolPlan:
         return sorted({s for n in self.nodes for s in n.sources})
 
 
-def _types(profile: Profile, pool: NodePool) -> list[tuple[str, int]]:
-    """(instance type, GPUs) of every node shape the pool may launch."""
+def _types(profile: Profile, pool: NodePool) -> list[tuple[str, int, bool]]:
+    """(instance type, GPUs, whether the GPUs are attached to it and priced apart: GCE N1) of every node shape the
+    pool may launch."""
     out = []
     for name in pool.instance_types:
         spec = catalog.instance_type(profile.platform, name) or {}
         if profile.platform == "eks" and spec.get("family"):
             sizes = catalog.clouds()["eks"]["families"][name]["sizes"]
-            out += [(f"{name}.{size}", n) for size, n in sizes.items()]
+            out += [(f"{name}.{size}", n, False) for size, n in sizes.items()]
         elif spec.get("attachable"):
-            out.append((name, pool.gpus_per_node or 1))
+            out.append((name, pool.gpus_per_node or 1, True))
         elif spec.get("gpus"):
-            out.append((name, spec["gpus"]))
+            out.append((name, spec["gpus"], False))
     if pool.gpus_per_node:
-        out = [(n, g) for n, g in out if g == pool.gpus_per_node] or out
+        out = [t for t in out if t[1] == pool.gpus_per_node] or out
     return out
 
 
@@ -121,7 +119,7 @@ def _vcpus(profile: Profile, name: str) -> int | None:
     return None
 
 
-def _node(profile: Profile, pool: NodePool, name: str, gpus: int, priced: bool = True) -> Node:
+def _node(profile: Profile, pool: NodePool, name: str, gpus: int, attached: bool, priced: bool) -> Node:
     """The shape with its prices in the profile's region (None where the table has none, or not asked for)."""
     unpriced = Node(name, gpus, _vcpus(profile, name), None, None, ())
     if not priced:
@@ -132,9 +130,8 @@ def _node(profile: Profile, pool: NodePool, name: str, gpus: int, priced: bool =
         return unpriced
     on_demand, spot = row.get("onDemand"), row.get("spot")
     sources = {row[k] for k in ("onDemandFrom", "spotFrom") if k in row}
-    if name.startswith("n1-"):  # the machine plus its attached GPUs, priced apart
-        accelerator = {"T4": "T4", "V100-16GB": "V100", "P100": "P100"}.get(pool.gpu_id or "")
-        gpu_row = (table.get(f"accelerator:{accelerator}") or {}).get(profile.region)
+    if attached:  # the machine plus its GPUs, priced apart (scripts/sync-prices keys them by gengpu's GPU id)
+        gpu_row = (table.get(f"accelerator:{pool.gpu_id}") or {}).get(profile.region)
         if gpu_row is None:
             return unpriced
         on_demand = on_demand + gpus * gpu_row["onDemand"] if on_demand is not None and \
@@ -153,27 +150,22 @@ def slices_per_gpu(pool: NodePool) -> int:
     return 1
 
 
-def _caps(profile: Profile, pool: NodePool, types: list[tuple[str, int]]) -> dict[str, int]:
-    """Under a CPU limit, how many GPUs of each node shape fit (Karpenter stops adding nodes at the limit)."""
-    cpu = pool.limits.get("cpu")
-    if cpu is None or pool.limits.get("gpus") is not None or pool.limits.get("nodes") is not None:
-        return {}
-    return {name: int(cpu) // v * g for name, g in types if (v := _vcpus(profile, name))}
-
-
-def _bound(profile: Profile, pool: NodePool, types: list[tuple[str, int]]) -> tuple[int | None, str]:
+def _bound(profile: Profile, pool: NodePool, types) -> tuple[int | None, str, dict[str, int]]:
+    """(most GPUs the pool's limits allow, which limit, node shape -> GPUs of that shape the limit allows)."""
     limits = pool.limits
-    counts = [g for _, g in types] or gpu_counts(profile, pool)
     if limits.get("gpus") is not None:
-        return int(limits["gpus"]), "limits.gpus"
-    if limits.get("nodes") is not None and counts:
-        return int(limits["nodes"]) * max(counts), "limits.nodes"  # each shape: nodes x its GPUs (see caps)
+        return int(limits["gpus"]), "limits.gpus", {}
+    if limits.get("nodes") is not None:
+        caps = {name: int(limits["nodes"]) * g for name, g, _ in types}
+        counts = list(caps.values()) or [int(limits["nodes"]) * c for c in gpu_counts(profile, pool)]
+        if counts:
+            return max(counts), "limits.nodes", caps
     if limits.get("cpu") is not None and types:
-        # Karpenter stops at the CPU limit: as many GPUs as the shape with most GPUs per vCPU fits
-        fits = [int(limits["cpu"]) // v * g for name, g in types if (v := _vcpus(profile, name))]
-        if fits and len(fits) == len(types):
-            return max(fits), "limits.cpu"
-    return None, "none"
+        # Karpenter stops adding nodes at the CPU limit: as many of a shape as its vCPUs fit
+        caps = {name: int(limits["cpu"]) // v * g for name, g, _ in types if (v := _vcpus(profile, name))}
+        if len(caps) == len(types):
+            return max(caps.values()), "limits.cpu", caps
+    return None, "none", {}
 
 
 def _quota(profile: Profile, plan: PoolPlan, capacity: str) -> tuple[dict[str, int], str]:
@@ -211,14 +203,12 @@ def _quota(profile: Profile, plan: PoolPlan, capacity: str) -> tuple[dict[str, i
 def plan_pool(profile: Profile, pool: NodePool, priced: bool = True) -> PoolPlan:
     """priced=False: GPUs and quota only, without reading the price table (what the quota rule needs)."""
     types = _types(profile, pool)
-    nodes = [_node(profile, pool, name, gpus, priced) for name, gpus in types]
+    nodes = [_node(profile, pool, name, gpus, attached, priced) for name, gpus, attached in types]
     unpriced = [n.name for n in nodes if n.on_demand is None and n.spot is None] if priced else []
-    gpus_max, bound = _bound(profile, pool, types)
+    gpus_max, bound, caps = _bound(profile, pool, types)
     plan = PoolPlan(profile.name, pool.name, profile.platform, profile.region, pool.gpu_id or "+".join(pool.gpus),
-                    pool.capacity_types, pool.provisioner, 0, gpus_max, bound, slices_per_gpu(pool), nodes, unpriced)
-    plan.caps = _caps(profile, pool, types)
-    if pool.limits.get("nodes") is not None and pool.limits.get("gpus") is None:
-        plan.caps = {name: int(pool.limits["nodes"]) * g for name, g in types}
+                    pool.capacity_types, pool.provisioner, gpus_max, bound, slices_per_gpu(pool), nodes, unpriced,
+                    caps=caps)
     for capacity in pool.capacity_types:
         need, unit = _quota(profile, plan, capacity)
         plan.quota.update(need)
@@ -278,7 +268,3 @@ def max_gpus(plans: list[PoolPlan]) -> dict[str, int]:
 def sources_used(plans: list[PoolPlan]) -> dict[str, dict]:
     table = prices()["sources"]
     return {s: table[s] for s in sorted({s for p in plans for s in p.sources}) if s in table}
-
-
-def dump(data) -> str:
-    return yaml.safe_dump(data, sort_keys=False, width=120)

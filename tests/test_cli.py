@@ -114,3 +114,15 @@ def test_validate_reads_a_manifest_from_stdin(run, tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["validate", "-", "--output", "json"], input=pod, catch_exceptions=False)
     found = [(f["file"], f["line"], f["rule"]) for f in json.loads(result.output)["findings"]]
     assert found == [("<stdin>", 10, "gpu-resource-name-unknown")]
+
+
+def test_init_leaves_the_replicas_limit_to_the_rules_and_writes_nothing(run, tmp_path):
+    """The CLI does not repeat the MPS client limit: init builds the profile, the rule refuses it with its
+    message, and nothing is written."""
+    result = run("init", str(tmp_path / "gitops"), "--platform", "eks", "--gpu", "L4", "--sharing", "mps",
+                 "--replicas", "60")
+    assert result.exit_code == 2
+    assert ("/gitops/profiles/gitops.yaml:26:17: error mps-replicas-over-limit nodePools[0].sharing.replicas is 60; MPS on "
+            "L4 allows at most 48 clients per GPU") in result.output
+    assert "the profile these choices make does not pass gengpu's checks; nothing was written" in result.output
+    assert not (tmp_path / "gitops").exists()

@@ -83,12 +83,7 @@ def test_init_then_the_scaffolds_own_hooks_pass(tmp_path, run, pre_commit_home, 
     assert profile.startswith("# yaml-language-server: $schema=../schemas/profile.schema.json\n")
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(pre_commit_home),
            "GENGPU_KUSTOMIZE": str(BIN / "kustomize"), "GENGPU_KUBECONFORM": str(BIN / "kubeconform")}
-    for cmd in (["git", "init", "-q"], ["git", "add", "-A"]):
-        subprocess.run(cmd, cwd=target, check=True, env=env)
-    hooks = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=target, env=env,
-                           capture_output=True, text=True)
-    assert hooks.returncode == 0, hooks.stdout + hooks.stderr
-    assert "gengpu validate" in hooks.stdout and "Passed" in hooks.stdout
+    assert_hooks_pass(target, env)
     full = subprocess.run([sys.executable, "-m", "gengpu", "validate"], cwd=target, env=env, capture_output=True,
                           text=True)
     assert full.returncode == 0, full.stdout + full.stderr
@@ -212,6 +207,11 @@ def test_a_scaffold_pins_the_release_that_wrote_it_and_works_against_it(tmp_path
     config = yaml.safe_load((target / ".pre-commit-config.yaml").read_text())
     assert config["repos"][0]["rev"] == f"v{__version__}"
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(pre_commit_home)}
+    assert_hooks_pass(target, env)
+
+
+def assert_hooks_pass(target, env):
+    """git init and stage the scaffold, then run its own pre-commit hooks on every file: they pass."""
     for cmd in (["git", "init", "-q"], ["git", "add", "-A"]):
         subprocess.run(cmd, cwd=target, check=True, env=env)
     hooks = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=target, env=env,

@@ -51,8 +51,9 @@ def test_validate_stops_a_broken_profile_at_its_line(repo, run):
     path.write_text(path.read_text().replace("replicas: 4", "replicas: 99"))
     files, result = run_hook(run, "gengpu-validate", ["profiles/eks-l4-mps.yaml"])
     assert result.exit_code == 1
-    assert [line.split(" ", 3)[:3] for line in result.output.splitlines() if line.startswith("profiles/")] == [
-        ["profiles/eks-l4-mps.yaml:26:19:", "error", "mps-replicas-over-limit"]]
+    assert [line for line in result.output.splitlines() if line.startswith("profiles/")] == [
+        "profiles/eks-l4-mps.yaml:26:19: error mps-replicas-over-limit nodePools[0].sharing.replicas is 99; MPS on "
+        "L4 allows at most 48 clients per GPU"]
 
 
 def test_overlays_up_to_date_passes_a_built_repo_and_stops_a_stale_one(repo, run):

@@ -48,13 +48,15 @@ spec:
 """
 
 
-def render(tmp_path, component: Path) -> tuple[dict, list[dict]]:
+def render(tmp_path, component: Path, workloads: str | None = None, top: str = "") -> tuple[dict, list[dict]]:
+    """The component included by an application overlay of workloads (default APP, asking for the component's
+    resource), rendered by the real kustomize; top: more of the application's kustomization."""
     placement = yaml.safe_load((component / "placement.yaml").read_text())
     shutil.copytree(component, tmp_path / "pool")
     app = tmp_path / "app"
     app.mkdir()
-    (app / "workloads.yaml").write_text(APP.replace("RESOURCE", placement["spec"]["resource"]))
-    (app / "kustomization.yaml").write_text("resources: [workloads.yaml]\ncomponents: [../pool]\n")
+    (app / "workloads.yaml").write_text(workloads or APP.replace("RESOURCE", placement["spec"]["resource"]))
+    (app / "kustomization.yaml").write_text(f"{top}resources: [workloads.yaml]\ncomponents: [../pool]\n")
     out = subprocess.run([KUSTOMIZE, "build", str(app)], capture_output=True, text=True, check=True).stdout
     return placement["spec"], list(yaml.safe_load_all(out))
 
@@ -96,14 +98,8 @@ spec:
 
 @pytest.mark.parametrize("component", CLAIMING, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_a_dra_component_adds_its_claim_and_template_in_the_apps_namespace(tmp_path, component):
-    spec = yaml.safe_load((component / "placement.yaml").read_text())["spec"]
-    shutil.copytree(component, tmp_path / "pool")
-    app = tmp_path / "app"
-    app.mkdir()
-    (app / "workloads.yaml").write_text(DRA_APP)
-    (app / "kustomization.yaml").write_text("namespace: research\nresources: [workloads.yaml]\ncomponents: [../pool]\n")
-    out = subprocess.run([KUSTOMIZE, "build", str(app)], capture_output=True, text=True, check=True).stdout
-    deployment, template = sorted(yaml.safe_load_all(out), key=lambda d: d["kind"])
+    spec, docs = render(tmp_path, component, DRA_APP, top="namespace: research\n")
+    deployment, template = sorted(docs, key=lambda d: d["kind"])
     pod = deployment["spec"]["template"]["spec"]
     assert spec["claim"] == {"name": "gpu", "resourceClaimTemplateName": component.name}
     assert pod["resourceClaims"] == [{"name": "scratch", "resourceClaimTemplateName": "nvme"}, spec["claim"]]

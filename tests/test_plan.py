@@ -61,3 +61,16 @@ def test_price_table_is_the_sync_scripts_output():
     proc = subprocess.run([sys.executable, str(REPO / "scripts" / "sync-prices"), "--check"], capture_output=True,
                           text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_an_n1_machine_is_priced_with_the_gpus_attached_to_it(repo, run):
+    """GCE N1 machines carry attached GPUs priced apart: a T4 pool on n1-standard-8 costs the machine's row plus
+    one T4's, on-demand and spot (the catalog's rows, transcribed)."""
+    shutil.copy(REPO / "tests" / "fixtures" / "profiles" / "gke-native-sharing.yaml", repo / "profiles")
+    gke = table()["gke"]["prices"]
+    machine, t4 = gke["n1-standard-8"]["us-central1"], gke["accelerator:T4"]["us-central1"]
+    report = json.loads(run("plan", "profiles/gke-native-sharing.yaml", "--output", "json").output)
+    shape, = report["pools"][0]["nodeShapes"]
+    assert (shape["type"], shape["gpus"]) == ("n1-standard-8", 1)
+    assert (shape["onDemandPerHour"], shape["spotPerHour"]) == (round(machine[0] + t4[0], 5),
+                                                              round(machine[1] + t4[1], 5))

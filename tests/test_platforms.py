@@ -454,16 +454,23 @@ def test_every_generated_helm_value_is_a_key_of_the_pinned_chart(version):
         if not profile.operator.enabled:
             continue
         profile = dataclasses.replace(profile, operator=dataclasses.replace(profile.operator, version=version))
-        stack = [((), helm_values(profile))]
-        while stack:
-            where, node = stack.pop()
-            for key, value in node.items():
-                sub = where + (key,)
-                assert key in chart.children.get(where, set()), (path.name, ".".join(sub))
-                checked += 1
-                if isinstance(value, dict) and key not in charts.FREE and sub not in chart.free:
-                    stack.append((sub, value))
+        checked += keys_of_chart(chart, helm_values(profile), path.name, free=charts.FREE)
     assert checked > 50
+
+
+def keys_of_chart(chart, values: dict, label: str, free=frozenset()) -> int:
+    """Assert every key of values is a key of the chart's values.yaml (below keys in free, or values the chart
+    leaves free-form, anything goes); the number of keys checked."""
+    checked, stack = 0, [((), values)]
+    while stack:
+        where, node = stack.pop()
+        for key, value in node.items():
+            sub = where + (key,)
+            assert key in chart.children.get(where, set()), (label, ".".join(sub))
+            checked += 1
+            if isinstance(value, dict) and key not in free and sub not in chart.free:
+                stack.append((sub, value))
+    return checked
 
 
 def test_a_type_the_region_lacks_names_the_nearest_regions_that_have_it(repo, run):
@@ -522,15 +529,7 @@ def test_every_generated_dra_value_is_a_key_of_the_pinned_dra_chart():
         assert chart.version == f"v{dra.chart_version(profile)}"
         values = dra.helm_values(profile)
         assert values["gpuResourcesEnabledOverride"] is True and values["resources"]["gpus"]["enabled"] is True
-        stack = [((), values)]
-        while stack:
-            where, node = stack.pop()
-            for key, value in node.items():
-                sub = where + (key,)
-                assert key in chart.children.get(where, set()), (path.name, ".".join(sub))
-                checked += 1
-                if isinstance(value, dict) and sub not in chart.free:
-                    stack.append((sub, value))
+        checked += keys_of_chart(chart, values, path.name)
     assert checked >= 20
 
 

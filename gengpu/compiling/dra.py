@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gengpu import catalog
-from gengpu.cluster import gpu_counts, mig_layout
+from gengpu.cluster import dra_feature_gates, mig_layout
 from gengpu.compiling import nodes
 from gengpu.model import NodePool, Profile
 
@@ -38,7 +38,6 @@ class Slice:
     name: str
     device_class: str  # gpu.nvidia.com or mig.nvidia.com
     mig_profile: str | None
-    per_node: int | None  # how many one node of the pool has at most; None when unknown
 
 
 def driver_settings() -> dict:
@@ -49,13 +48,10 @@ def chart_version(profile: Profile) -> str:
     return profile.dra_driver_version or driver_settings()["default"]
 
 
-def slices(profile: Profile, pool: NodePool) -> list[Slice]:
-    counts = gpu_counts(profile, pool)
-    gpus = max(counts) if counts else None
+def slices(pool: NodePool) -> list[Slice]:
     if pool.sharing.mode == "mig":
-        layout = mig_layout(pool)
-        return [Slice(f"{pool.name}-{p}", "mig.nvidia.com", p, gpus * n if gpus else None) for p, n in layout.items()]
-    return [Slice(pool.name, "gpu.nvidia.com", None, gpus)]
+        return [Slice(f"{pool.name}-{p}", "mig.nvidia.com", p) for p in mig_layout(pool)]
+    return [Slice(pool.name, "gpu.nvidia.com", None)]
 
 
 def _gpu_config(profile: Profile, pool: NodePool) -> dict | None:
@@ -92,11 +88,6 @@ def claim_template(profile: Profile, pool: NodePool, piece: Slice) -> dict:
     }
 
 
-def _feature_gates(profile: Profile) -> dict:
-    gates = driver_settings()["featureGates"]
-    return {gates[m]: True for m in sorted({p.sharing.mode for p in profile.dra_pools}) if m in gates}
-
-
 def driver_root(profile: Profile) -> str:
     if profile.operator.enabled and profile.owns("driver"):
         return DRIVER_ROOT_OPERATOR
@@ -105,21 +96,14 @@ def driver_root(profile: Profile) -> str:
 
 def helm_values(profile: Profile) -> dict:
     """Values for the nvidia-dra-driver-gpu chart: GPU allocation on, only on the DRA pools' nodes."""
-    seen, tolerations = set(), []
-    for pool in profile.dra_pools:
-        for tol in nodes.tolerations(profile, pool):
-            key = tuple(sorted(tol.items()))
-            if key not in seen:
-                seen.add(key)
-                tolerations.append(tol)
-    values: dict = {
+    tolerations = nodes.unique_tolerations(t for pool in profile.dra_pools for t in nodes.tolerations(profile, pool))
+    return {
         "nvidiaDriverRoot": driver_root(profile),
         # The chart refuses GPU allocation next to the device plugin unless told the plugin is off on those
         # nodes; gengpu labels DRA nodes so the GPU Operator does not deploy its device plugin there.
         "gpuResourcesEnabledOverride": True,
         "resourceApiVersion": API,
         "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
-        "featureGates": _feature_gates(profile),
+        "featureGates": {gate: True for gate in sorted(dra_feature_gates(profile))},
         "kubeletPlugin": {"nodeSelector": {nodes.DRA_PLUGIN_LABEL: "true"}, "tolerations": tolerations},
     }
-    return values

@@ -45,6 +45,17 @@ def node_labels(profile: Profile, pool: NodePool) -> dict:
     return dict(sorted(labels.items()))
 
 
+def unique_tolerations(tolerations) -> list[dict]:
+    """Each toleration once, in first-seen order (several pools often share a taint)."""
+    seen, out = set(), []
+    for tol in tolerations:
+        key = tuple(sorted(tol.items()))
+        if key not in seen:
+            seen.add(key)
+            out.append(tol)
+    return out
+
+
 def spot_taints(profile: Profile, pool: NodePool) -> list[Taint]:
     taint = SPOT_TAINTS.get(profile.platform)
     return [taint] if taint and "spot" in pool.capacity_types else []

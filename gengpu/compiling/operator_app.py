@@ -21,15 +21,7 @@ _NFD_BASE_TOLERATIONS = [
 
 def pool_tolerations(profile: Profile) -> list[dict]:
     """Every taint of every GPU pool, once, so each operand DaemonSet reaches every GPU node."""
-    seen, out = set(), []
-    for pool in profile.node_pools:
-        for taint in pool.taints:
-            tol = taint.toleration()
-            key = tuple(sorted(tol.items()))
-            if key not in seen:
-                seen.add(key)
-                out.append(tol)
-    return out
+    return nodes.unique_tolerations(t.toleration() for pool in profile.node_pools for t in pool.taints)
 
 
 def _merge(base: dict, extra: dict) -> dict:

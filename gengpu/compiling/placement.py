@@ -25,7 +25,7 @@ def component_names(profile: Profile, pool: NodePool) -> list[tuple[str, str]]:
     A DRA pool has one component per slice type, and its "resource" is the device class the claim asks for.
     """
     if pool.dra:
-        return [(s.name, s.device_class) for s in dra.slices(profile, pool)]
+        return [(s.name, s.device_class) for s in dra.slices(pool)]
     offers = pool_offers(profile, pool).offers
     if len(offers) == 1 and not offers[0].resource.startswith("nvidia.com/mig-"):
         return [(pool.name, offers[0].resource)]
@@ -138,7 +138,7 @@ def component(profile: Profile, pool: NodePool, name: str, resource: str) -> dic
                  "options": {"create": True}},
             ],
         })
-        piece = next(s for s in dra.slices(profile, pool) if s.name == name)
+        piece = next(s for s in dra.slices(pool) if s.name == name)
         files["resourceclaimtemplate.yaml"] = dra.claim_template(profile, pool, piece)
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1alpha1",

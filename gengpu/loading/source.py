@@ -82,7 +82,6 @@ class Document:
             mark = found_key.start_mark
         return (mark.line + 1 + self.line_shift, mark.column + 1 + self.col_shift)
 
-
     def written(self, path) -> str | None:
         """The scalar at path as the file spells it (1.30, not the float 1.3), or None."""
         node = self.node

@@ -61,8 +61,7 @@ def render(plans: list[PoolPlan], output: str) -> str:
             "pools": [_pool_json(p) for p in plans],
             "fleet": {"maxMonthly": round(total, 2), "maxMonthlyIsFloor": partial, "maxGpus": planning.max_gpus(plans),
                       "quota": [{"cloud": c, "region": r, "quota": q, "needed": n,
-                                 "documentedDefault": planning.quota_default(
-                                     {"eks": "eks", "gke": "gke", "aks": "aks"}[c], q)}
+                                 "documentedDefault": planning.quota_default(c, q)}
                                 for (c, r, q), n in fleet.items()]},
             "sources": planning.sources_used(plans)}, indent=2) + "\n"
     md = output == "markdown"

@@ -141,22 +141,13 @@ func main() {
 		lib := nvdevice.New(nil)
 		var out []verdict
 		for _, name := range os.Args[2:] {
-			err := lib.AssertValidMigProfileFormat(name)
-			v := verdict{File: name, Valid: err == nil}
-			if err != nil {
-				v.Error = err.Error()
-			}
-			out = append(out, v)
+			out = append(out, verdictOf(name, lib.AssertValidMigProfileFormat(name)))
 		}
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", " ")
-		_ = enc.Encode(out)
+		printJSON(out)
 		return
 	}
 	if len(os.Args) > 2 && os.Args[1] == "pss" {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", " ")
-		_ = enc.Encode(podSecurity(os.Args[2:]))
+		printJSON(podSecurity(os.Args[2:]))
 		return
 	}
 	if len(os.Args) > 2 && os.Args[1] == "appset-patch" {
@@ -178,13 +169,21 @@ func main() {
 		if err == nil {
 			err = parse(data)
 		}
-		v := verdict{File: file, Valid: err == nil}
-		if err != nil {
-			v.Error = err.Error()
-		}
-		out = append(out, v)
+		out = append(out, verdictOf(file, err))
 	}
+	printJSON(out)
+}
+
+func verdictOf(name string, err error) verdict {
+	v := verdict{File: name, Valid: err == nil}
+	if err != nil {
+		v.Error = err.Error()
+	}
+	return v
+}
+
+func printJSON(value any) {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", " ")
-	_ = enc.Encode(out)
+	_ = enc.Encode(value)
 }

@@ -1,21 +1,14 @@
-from gengpu import catalog
 from gengpu.checking.rules._dra import nvidia_configs
 from gengpu.checking.rules.base import DRA, Hit, Rule
+from gengpu.cluster import dra_feature_gates
 
 GATES = {"TimeSlicing": "TimeSlicingSettings", "MPS": "MPSSupport"}
 
 
-def _enabled(ctx) -> set:
-    """Gates the DRA driver values gengpu writes for this cluster turn on: one per sharing mode of a DRA pool."""
-    profile = getattr(ctx, "profile", None)
-    if profile is None:
-        return set()
-    gates = catalog.software()["draDriver"]["featureGates"]
-    return {gates[p.sharing.mode] for p in profile.node_pools if p.dra and p.sharing.mode in gates}
-
-
 def check(subject, ctx=None):
-    enabled = _enabled(ctx)
+    # the gates the DRA driver values gengpu writes for this cluster turn on
+    profile = getattr(ctx, "profile", None)
+    enabled = dra_feature_gates(profile) if profile is not None else set()
     for path, params in nvidia_configs(subject.data):
         sharing = params.get("sharing") if isinstance(params.get("sharing"), dict) else {}
         gate = GATES.get(sharing.get("strategy"))

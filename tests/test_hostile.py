@@ -218,3 +218,33 @@ def test_a_placement_whose_pool_is_not_a_name_is_no_crash(run, tmp_path):
     result = run("validate", "o", cwd=tmp_path)
     assert result.exit_code in (0, 1), result.output
     assert "internal error" not in result.output
+
+
+def test_a_verified_mig_pool_of_an_unknown_gpu_builds_without_a_verify_workload(run, tmp_path):
+    """Found by the hypothesis test: with the unknown-GPU finding suppressed, the pool's MIG layout advertises
+    nothing, and verify: true crashed the build (IndexError); now there is simply nothing to verify."""
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "f.yaml").write_text("""\
+apiVersion: gengpu.dev/v1alpha1
+kind: GPUProfile
+metadata: {name: fuzzed}
+spec:
+  platform: eks
+  region: us-east-1
+  kubernetesVersion: "1.30"
+  nodePools:
+    - name: p0
+      gpu: Z9-unknown
+      instanceTypes: [p3]
+      provisioner: karpenter
+      limits: {gpus: 8}
+      verify: true
+      sharing: {mode: mig, mig: {strategy: mixed, layout: {1g.5gb: 1}}}
+  argocd: {repoURL: https://github.com/example/gitops.git}
+  suppress:
+    - {rule: unknown-gpu-model, reason: a model the catalog does not have yet}
+""")
+    result = run("build", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "overlays" / "fuzzed" / "kustomization.yaml").is_file()
+    assert not (tmp_path / "overlays" / "fuzzed" / "verify").exists()

@@ -34,7 +34,10 @@ def namespace() -> dict:
 
 
 def files(profile: Profile, pool: NodePool) -> dict[str, dict]:
-    component, resource = component_names(profile, pool)[0]
+    names = component_names(profile, pool)
+    if not names:
+        return {}  # the pool advertises nothing gengpu knows (a MIG layout of an unknown GPU): nothing to verify
+    component, resource = names[0]
     name = f"verify-{pool.name}"
     if pool.dra:
         # One claim per pod from the component's template; with sharing, several containers use it at once.

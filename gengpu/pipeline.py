@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from gengpu import fleet, writing
 from gengpu.findings import Finding, UsageError, display, sort_findings
-from gengpu.headers import HEADER_MARK, is_generated
+from gengpu.headers import is_generated
 from gengpu.loading.reading import read_bytes
 from gengpu.rendering.folders import Files, is_overlay
-from gengpu.checking import documents
+from gengpu.checking import documents, ownership
 
 if TYPE_CHECKING:
     from gengpu.model import Profile
@@ -140,21 +140,15 @@ def _repo_path(path: Path, out_dir: Path) -> str:
 
 def _check_profile_file(source: Source, out_dir: Path) -> tuple[dict, Profile | None]:
     """A profile file's findings and name, as the cache keeps them, and the Profile when it passed its schema."""
-    from gengpu.checking.profile import check_profile, is_profile
+    from gengpu.checking.profile import check_profile_file
 
     entry: dict = {"findings": [asdict(f) for f in source.findings], "name": None}
     if source.findings:
         return entry, None
-    docs = source.docs
-    if len(docs) != 1 or not is_profile(docs[0]):
-        entry["findings"].append(asdict(Finding(
-            source.shown, 1, 1, "error", "profile-schema", "a profile file holds exactly one document of kind "
-            "GPUProfile", "put one cluster per file, starting with apiVersion: gengpu.dev/v1alpha1")))
-        return entry, None
-    profile, findings = check_profile(docs[0], _repo_path(source.path, out_dir))
+    profile, findings = check_profile_file(source.docs, source.shown, _repo_path(source.path, out_dir))
     entry["findings"] += [asdict(f) for f in findings]
     if profile is not None:
-        entry["name"], entry["at"] = profile.name, list(docs[0].position(("metadata", "name")))
+        entry["name"], entry["at"] = profile.name, list(source.docs[0].position(("metadata", "name")))
     return entry, profile
 
 
@@ -228,7 +222,7 @@ def affected(changed: list[str], out_dir: Path) -> tuple[list[str], list[str]]:
                 profiles.append(str(path.resolve()))
             continue
         overlay = root / rel.parts[0]
-        source = _overlay_profile(overlay) if (overlay / "kustomization.yaml").is_file() else None
+        source = documents.overlay_profile(overlay) if (overlay / "kustomization.yaml").is_file() else None
         if source is not None:
             profiles.append(str(source.resolve()))
             continue
@@ -321,9 +315,9 @@ def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, f
     plans += [writing.plan_orphan(out_dir, name) for name in orphans]
     if loaded.profiles or full:
         plans.append(_argocd_plan(out_dir, loaded.profiles, todo, full and fleet.in_shard(ARGOCD_DIR, shard), index))
-    findings = found + [f for plan in plans for f in _plan_findings(plan)]
+    findings = found + [f for plan in plans for f in ownership.plan_findings(plan)]
     if check and writing.interrupted(out_dir):
-        findings.append(_interrupted(out_dir))
+        findings.append(ownership.interrupted(out_dir))
     blocked = any(f.is_error for f in findings)
     notes = []
     if not check and not blocked:
@@ -362,100 +356,6 @@ def _record_states(index: fleet.Index, out_dir: Path, built: list[Checked], plan
             index.record(c.name, c.key, _built_files(out_dir, c.name))
 
 
-def _interrupted(out_dir: Path) -> Finding:
-    from gengpu.checking.rules import RULES
-
-    rule = RULES["build-interrupted"]
-    return Finding(display(out_dir / writing.JOURNAL), 0, 0, rule.severity, rule.id,
-                   f"a build was killed while it wrote {display(out_dir)}/; they may be part old, part new", rule.fix)
-
-
-def _plan_findings(plan: writing.OverlayPlan) -> list[Finding]:
-    """What a plan cannot do: files of the user's in the way, files it leaves, a folder it cannot remove."""
-    if not (plan.conflicts or plan.kept):
-        return []
-    from gengpu.checking.rules import RULES
-
-    out = []
-    for rel, why in plan.conflicts:
-        rule = RULES["not-generated-file"]
-        out.append(Finding(display(plan.folder / rel if rel != "." else plan.folder), 1, 1, rule.severity, rule.id, why,
-                           rule.fix))
-    if plan.orphan and plan.kept:
-        rule = RULES["overlay-orphaned"]
-        what = ", ".join(f"{rel} ({why})" for rel, why in sorted(plan.kept)[:3]) + (" ..." if len(plan.kept) > 3 else "")
-        out.append(Finding(display(plan.folder), 0, 0, rule.severity, rule.id,
-                           f"no profile generates {plan.name}/ any more, and gengpu will not remove it: {what}",
-                           rule.fix))
-    elif plan.kept:
-        rule = RULES["generated-file-edited"]
-        out += [Finding(display(plan.folder / rel), 1, 1, rule.severity, rule.id,
-                        f"{rel} is no longer generated, but gengpu leaves it: {why}", rule.fix)
-                for rel, why in plan.kept]
-    return out
-
-
-def _overlay_profile(overlay: Path) -> Path | None:
-    """The profile an overlay was generated from, named in its kustomization header."""
-    k = overlay / "kustomization.yaml"
-    try:
-        first = k.read_text(encoding="utf-8").splitlines()[0]
-    except (OSError, IndexError, UnicodeDecodeError):
-        return None
-    if not first.startswith(HEADER_MARK):
-        return None
-    source = first[len(HEADER_MARK):].rstrip(".")
-    # The source is relative to the repository root: walk up from the (possibly nested) kustomization.
-    for ancestor in overlay.resolve().parents:
-        if (ancestor / source).is_file():
-            return ancestor / source
-    return None
-
-
-def _context(profile_path: Path | None):
-    """The cluster a workload is checked against, from a profile that passes its schema (its rules are its own
-    business: validate reports them on the profile)."""
-    from gengpu.checking.profile import is_profile
-    from gengpu.checking.schema import check_schema
-    from gengpu.cluster import Cluster
-    from gengpu.loading import load_file
-    from gengpu.model import build_profile
-
-    if profile_path is None:
-        return None
-    docs, errors = load_file(profile_path, display(profile_path))
-    if errors or len(docs) != 1 or not is_profile(docs[0]):
-        return None
-    if check_schema(docs[0]):
-        return None
-    return Cluster.of(build_profile(docs[0].data, display(profile_path)))
-
-
-_NOT_RESOURCES = ("gke-autoprovisioning.yaml", "gengpu-cluster.yaml")  # beside the overlay, not resources in it
-
-
-def _check_overlay(overlay: Path, kubernetes_version: str | None, ctx, engine: str = "gengpu",
-                   files=None, schemas: dict | None = None) -> list[Finding]:
-    """Render and schema-check the overlay, check the files beside it, and run the rules over its files."""
-    from gengpu.checking.rules import RULES
-    from gengpu.compiling import operator_app
-    from gengpu.rendering import render
-
-    files = files or Files()
-    shown = display(overlay)
-    findings = render.check_overlay(overlay, shown, kubernetes_version, RULES, engine, files, schemas)
-    findings += documents.side_files(overlay, files)
-    docs = []
-    for path in sorted(overlay.rglob("*.y*ml")):
-        rel = path.relative_to(overlay).parts
-        if path.name.startswith("kustomization") or path.name in (*_NOT_RESOURCES, operator_app.VALUES_FILE) or rel[0] == "verify":
-            continue  # verify folders are kustomizations of their own, checked on their own
-        loaded, errors = files.load(path, display(path))
-        findings += errors
-        docs += loaded
-    return findings + documents.check_documents(docs, ctx)[0]
-
-
 @dataclass
 class Validated:
     findings: list[Finding]
@@ -485,7 +385,7 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
     if profile:
         if not Path(profile).is_file():
             raise UsageError(f"--profile {profile}: no such file")
-        ctx = _context(Path(profile))
+        ctx = documents.cluster_of(Path(profile))
         if ctx is None:
             raise UsageError(f"--profile {profile} has errors; run `gengpu validate {profile}` first")
     targets = [Path(p) for p in paths]
@@ -507,7 +407,7 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
 
         findings += render.check_manifests(argo, display(argo), roots, RULES, kubernetes_version, engine, files)
     if not paths and writing.interrupted(Path(DEFAULT_OVERLAYS)):
-        findings.append(_interrupted(Path(DEFAULT_OVERLAYS)))
+        findings.append(ownership.interrupted(Path(DEFAULT_OVERLAYS)))
     overlays, plain = [], []
     for target in targets:
         if not target.exists():
@@ -575,7 +475,7 @@ def _check_overlays(overlays: list[Path], kubernetes_version, ctx, clusters: dic
     binaries = tools.identity("kustomize", "celcheck", *(["kubeconform"] if engine == "kubeconform" else []))
     for overlay in overlays:
         main = overlay.parent.parent if overlay.parent.name == "verify" else overlay
-        source = _overlay_profile(main)
+        source = documents.overlay_profile(main)
         keys[overlay] = store.key("overlay", str(overlay), fleet.folder_bytes(main), fleet.file_bytes(source),
                                   kubernetes_version or "", engine, binaries, _context_key(ctx))
         hit = store.get(keys[overlay])
@@ -588,17 +488,17 @@ def _check_overlays(overlays: list[Path], kubernetes_version, ctx, clusters: dic
         if ctx is not None:
             return ctx
         main = overlay.parent.parent if overlay.parent.name == "verify" else overlay
-        source = _overlay_profile(main)
+        source = documents.overlay_profile(main)
         if source is None:
             return None
         if source.resolve() not in clusters:
-            clusters[source.resolve()] = _context(source)
+            clusters[source.resolve()] = documents.cluster_of(source)
         return clusters[source.resolve()]
 
     schemas: dict = {}
 
     def check(overlay: Path) -> list[Finding]:
-        return _check_overlay(overlay, kubernetes_version, context(overlay), engine, files, schemas)
+        return documents.check_overlay(overlay, kubernetes_version, context(overlay), engine, files, schemas)
 
     meter = fleet.Progress(len(todo), "overlays", progress)
     results = fleet.parallel_map(check, todo, jobs if jobs is not None else fleet.default_jobs(), meter)

@@ -27,3 +27,26 @@ def test_a_stage_does_not_import_the_compiler(folder):
 def test_checking_does_not_import_the_pipeline():
     """The pipeline orchestrates the stages; a stage that reached back into it would make it a stage of its own."""
     assert [(f, m) for f, m in imports("checking") if m == "gengpu.pipeline"] == []
+
+
+def test_the_pipeline_decides_no_finding():
+    """Every finding is built where its check lives, under checking/ (or by a stage that runs a tool); the pipeline
+    only passes them on, rebuilding cached ones from their fields (Finding(**f))."""
+    tree = ast.parse((GENGPU / "pipeline.py").read_text())
+    built = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and getattr(node.func, "id", None) == "Finding" and (node.args or any(k.arg for k in node.keywords))]
+    assert built == []
+
+
+def test_every_rule_check_takes_its_target_and_the_cluster():
+    """One signature for every rule: check(target, ctx), the target being what the rule applies to."""
+    import inspect
+
+    from gengpu.checking.rules import RULES
+
+    shapes = set()
+    for rule in RULES.values():
+        if rule.check is not None:
+            params = list(inspect.signature(rule.check).parameters)
+            shapes.add(len(params))
+    assert shapes == {2}

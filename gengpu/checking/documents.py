@@ -1,5 +1,6 @@
-"""Checking one file or one overlay's documents: recognise each, schema-check it and run the rules; the files
-beside an overlay (the GKE auto-provisioning file, node pool scripts); and a file nothing recognised.
+"""Checking one file or one overlay: recognise each document, schema-check it and run the rules; the files
+beside an overlay (the GKE auto-provisioning file, node pool scripts); a file nothing recognised; and the
+cluster an overlay's workloads are checked against, from the profile its header names.
 
 The pipeline calls these; they decide, it orchestrates.
 """
@@ -8,8 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gengpu import writing
+from gengpu import overlay_files, writing
 from gengpu.findings import Finding, display
+from gengpu.headers import HEADER_MARK
+from gengpu.rendering.folders import Files
 
 
 def recognition(subjects, docs) -> list[str]:
@@ -33,7 +36,7 @@ def check_documents(docs, ctx, schemas=None, notes: list | None = None) -> tuple
     schema only as far as they can; cross-document rules do not see it.
     """
     from gengpu.checking.run import check_overlay_rules, check_subject
-    from gengpu.checking.subjects import classify, well_formed
+    from gengpu.checking.subjects import Documents, classify, well_formed
     from gengpu.checking.targets import OBJECT
 
     subjects = []
@@ -52,7 +55,7 @@ def check_documents(docs, ctx, schemas=None, notes: list | None = None) -> tuple
     for subject in subjects:
         if subject.kind != OBJECT:
             findings += check_subject(subject, ctx, schemas, shapeless=id(subject.doc) in broken)
-    findings += check_overlay_rules(subjects, [d for d in docs if id(d) not in broken], ctx)
+    findings += check_overlay_rules(Documents(subjects, [d for d in docs if id(d) not in broken]), ctx)
     if notes is not None:
         notes += recognition(subjects, docs)
     return findings, any(s.kind != OBJECT for s in subjects)
@@ -100,7 +103,7 @@ def side_files(overlay: Path, files) -> list[Finding]:
     from gengpu.checking.schema import check_schema
 
     findings = []
-    nap = overlay / "gke-autoprovisioning.yaml"
+    nap = overlay / overlay_files.GKE_AUTOPROVISIONING
     if nap.is_file():
         docs, errors = files.load(nap, display(nap))
         findings += errors
@@ -119,3 +122,60 @@ def side_files(overlay: Path, files) -> list[Finding]:
             findings.append(Finding(display(script), int(m.group(1)) if m else 1, 1, rule.severity, rule.id,
                                     f"bash cannot parse it: {m.group(2) if m else proc.stderr.strip()}", rule.fix))
     return findings
+
+
+def overlay_profile(overlay: Path) -> Path | None:
+    """The profile an overlay was generated from, named in its kustomization header."""
+    k = overlay / "kustomization.yaml"
+    try:
+        first = k.read_text(encoding="utf-8").splitlines()[0]
+    except (OSError, IndexError, UnicodeDecodeError):
+        return None
+    if not first.startswith(HEADER_MARK):
+        return None
+    source = first[len(HEADER_MARK):].rstrip(".")
+    # The source is relative to the repository root: walk up from the (possibly nested) kustomization.
+    for ancestor in overlay.resolve().parents:
+        if (ancestor / source).is_file():
+            return ancestor / source
+    return None
+
+
+def cluster_of(profile_path: Path | None):
+    """The cluster a workload is checked against, from a profile that passes its schema (its rules are its own
+    business: validate reports them on the profile)."""
+    from gengpu.checking.profile import is_profile
+    from gengpu.checking.schema import check_schema
+    from gengpu.cluster import Cluster
+    from gengpu.loading import load_file
+    from gengpu.model import build_profile
+
+    if profile_path is None:
+        return None
+    docs, errors = load_file(profile_path, display(profile_path))
+    if errors or len(docs) != 1 or not is_profile(docs[0]):
+        return None
+    if check_schema(docs[0]):
+        return None
+    return Cluster.of(build_profile(docs[0].data, display(profile_path)))
+
+
+def check_overlay(overlay: Path, kubernetes_version: str | None, ctx, engine: str = "gengpu",
+                  files=None, schemas: dict | None = None) -> list[Finding]:
+    """Render and schema-check the overlay, check the files beside it, and run the rules over its files."""
+    from gengpu.checking.rules import RULES
+    from gengpu.rendering import render
+
+    files = files or Files()
+    shown = display(overlay)
+    findings = render.check_overlay(overlay, shown, kubernetes_version, RULES, engine, files, schemas)
+    findings += side_files(overlay, files)
+    docs = []
+    for path in sorted(overlay.rglob("*.y*ml")):
+        rel = path.relative_to(overlay).parts
+        if path.name.startswith("kustomization") or path.name in overlay_files.NOT_DOCUMENTS or rel[0] == "verify":
+            continue  # verify folders are kustomizations of their own, checked on their own
+        loaded, errors = files.load(path, display(path))
+        findings += errors
+        docs += loaded
+    return findings + check_documents(docs, ctx)[0]

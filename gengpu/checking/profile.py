@@ -19,12 +19,23 @@ def is_profile(doc: Document) -> bool:
         str(data.get("apiVersion", "")).startswith("gengpu.dev/") and data.get("kind") not in OTHER_KINDS))
 
 
+def _schema_finding(file: str, message: str, fix: str) -> Finding:
+    return Finding(file, 1, 1, "error", "profile-schema", message, fix)
+
+
+def check_profile_file(docs: list[Document], shown: str, source: str) -> tuple[Profile | None, list[Finding]]:
+    """A profile file that parsed: exactly one GPUProfile document, then check_profile."""
+    if len(docs) != 1 or not is_profile(docs[0]):
+        return None, [_schema_finding(shown, "a profile file holds exactly one document of kind GPUProfile",
+                                      "put one cluster per file, starting with apiVersion: gengpu.dev/v1alpha1")]
+    return check_profile(docs[0], source)
+
+
 def check_profile(doc: Document, source: str) -> tuple[Profile | None, list[Finding]]:
     """Schema errors stop here (the rules need well-typed data); rule findings come back with the profile."""
     if not isinstance(doc.data, dict):
-        return None, [Finding(doc.file, 1, 1, "error", "profile-schema",
-                              "a profile must be a YAML mapping with apiVersion, kind, metadata and spec",
-                              "start from an example in profiles/")]
+        return None, [_schema_finding(doc.file, "a profile must be a YAML mapping with apiVersion, kind, metadata "
+                                      "and spec", "start from an example in profiles/")]
     findings = check_schema(doc)
     if findings:
         return None, findings

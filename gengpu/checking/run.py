@@ -7,7 +7,7 @@ import json
 
 from gengpu.checking.rules import RULES
 from gengpu.checking.schema import check_schema
-from gengpu.checking.subjects import SUPPRESS_PREFIX, Subject
+from gengpu.checking.subjects import SUPPRESS_PREFIX, Documents, Subject
 from gengpu.checking.targets import (DEVICE_PLUGIN_CONFIG, GKE_AUTOPROVISIONING, MIG_PARTED_CONFIG, OBJECT, OVERLAY,
                                      PROFILE)
 from gengpu.findings import Finding
@@ -86,11 +86,11 @@ def _run_rule(rule, subject, ctx, shapeless: bool) -> list[Finding]:
         raise
 
 
-def check_overlay_rules(subjects, docs, ctx=None) -> list[Finding]:
+def check_overlay_rules(overlay: Documents, ctx=None) -> list[Finding]:
     """Rules across documents; they see only documents that passed their schema."""
     findings = []
     for rule in rules_for(OVERLAY):
-        for hit in rule.check(subjects, docs, ctx):
+        for hit in rule.check(overlay, ctx):
             findings.append(_finding(hit.doc, rule, hit))
     return findings
 

@@ -39,6 +39,14 @@ class Subject:
         return self.key is not None
 
 
+@dataclass(frozen=True)
+class Documents:
+    """What an overlay rule looks at: every subject and every well-shaped document of one file or overlay."""
+
+    subjects: list[Subject]
+    docs: list[Document]
+
+
 @functools.cache
 def table() -> dict:
     return catalog.data_file("kinds.yaml")

@@ -14,12 +14,12 @@ chart intends.
 
 from __future__ import annotations
 
-from gengpu import catalog
+from gengpu import catalog, overlay_files
 from gengpu.compiling import dra
 from gengpu.compiling.operator_app import VALUES_FILE
 from gengpu.model import Profile
 
-CLUSTER_FILE = "gengpu-cluster.yaml"  # per overlay: the ApplicationSet's parameters
+CLUSTER_FILE = overlay_files.CLUSTER_FILE
 # On GKE, the node label that turns GKE's device plugin off also stops its driver install: the
 # GPU Operator then relies on Google's driver installer DaemonSet (NVIDIA gpu-operator/google-gke.rst).
 SYNC_OPTIONS = [

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gengpu import catalog
+from gengpu import catalog, overlay_files
 from gengpu.cluster import dra_feature_gates, mig_layout
 from gengpu.compiling import nodes
 from gengpu.model import NodePool, Profile
 
-VALUES_FILE = "dra-driver-values.yaml"
+VALUES_FILE = overlay_files.DRA_VALUES
 RELEASE = "nvidia-dra-driver-gpu"
 CLAIM = "gpu"  # the pod's claim name, and the request's name inside the template
 DRIVER = "gpu.nvidia.com"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 
-from gengpu import catalog, charts
+from gengpu import catalog, charts, overlay_files
 from gengpu.cluster import mig_strategy
 from gengpu.compiling import nodes
 from gengpu.compiling.sharing import DEFAULT_KEY, DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, mig_pools
 from gengpu.model import Profile
 
-VALUES_FILE = "gpu-operator-values.yaml"
+VALUES_FILE = overlay_files.OPERATOR_VALUES
 SYNC_WAVE = "argocd.argoproj.io/sync-wave"
 # The chart's own NFD worker tolerations (values.yaml), kept when we add the pools' taints.
 _NFD_BASE_TOLERATIONS = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 
-from gengpu import catalog
+from gengpu import catalog, overlay_files
 from gengpu.cluster import gpu_counts, mig_layout, nap_gpu_needs, nap_named_limits
 from gengpu.compiling import nodes
 from gengpu.model import NodePool, Profile
@@ -342,5 +342,5 @@ def side_files(profile: Profile) -> dict[str, object]:
                 files[f"gke-nodepool-{pool.name}.sh"] = gke_nodepool_script(profile, pool)
         nap = gke_autoprovisioning(profile)
         if nap:
-            files["gke-autoprovisioning.yaml"] = nap
+            files[overlay_files.GKE_AUTOPROVISIONING] = nap
     return files

@@ -2,10 +2,10 @@ from gengpu.checking.rules.base import OVERLAY, Hit, Rule
 from gengpu.checking.subjects import pod_specs
 
 
-def check(subjects, docs, ctx=None):
+def check(overlay, ctx=None):
     if ctx is None or ctx.profile.platform != "gke-autopilot":
         return
-    for doc in docs:
+    for doc in overlay.docs:
         if not isinstance(doc.data, dict):
             continue
         name = f"{doc.data.get('kind')} {(doc.data.get('metadata') or {}).get('name', '?')}"

@@ -46,6 +46,9 @@ class Rule:
     fix: str
     explanation: str
     source: str
+    # check(target, ctx) -> hits. The target is what applies_to names: a Profile (PROFILE), a Subject (a kind of
+    # document), or a Documents (OVERLAY: every document of one file or overlay). ctx is the Cluster workloads are
+    # checked against, or None.
     check: Callable[..., Iterable[Hit]] | None = None
     applies_to: str = PROFILE
     # False for rules whose findings gengpu cannot compile past (MIG on a GPU without MIG): no reason silences them.

@@ -19,17 +19,17 @@ def _labels(doc):
                     yield path + (label,), label, kind, str(node[label])
 
 
-def check(subjects, docs, ctx=None):
+def check(overlay, ctx=None):
     keys = {DEVICE_PLUGIN_CONFIG: set(), MIG_PARTED_CONFIG: set()}
     seen = {DEVICE_PLUGIN_CONFIG: False, MIG_PARTED_CONFIG: False}
-    for s in subjects:
+    for s in overlay.subjects:
         if s.kind == DEVICE_PLUGIN_CONFIG and s.key is not None:
             seen[s.kind] = True
             keys[s.kind].add(s.key)
         elif s.kind == MIG_PARTED_CONFIG and isinstance(s.data.get("mig-configs"), dict):
             seen[s.kind] = True
             keys[s.kind].update(s.data["mig-configs"])
-    for doc in docs:
+    for doc in overlay.docs:
         for path, label, kind, value in _labels(doc):
             if seen[kind] and value not in keys[kind]:
                 yield Hit(path, f"{doc.data['kind']} {doc.data.get('metadata', {}).get('name', '?')} sets "

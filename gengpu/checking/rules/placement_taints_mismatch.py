@@ -27,9 +27,9 @@ def _provisioned(docs):
     return out
 
 
-def check(subjects, docs, ctx=None):
-    provisioned = _provisioned(docs)
-    for doc in docs:
+def check(overlay, ctx=None):
+    provisioned = _provisioned(overlay.docs)
+    for doc in overlay.docs:
         d = doc.data if isinstance(doc.data, dict) else {}
         if d.get("kind") != "Placement" or not str(d.get("apiVersion", "")).startswith("gengpu.dev/"):
             continue

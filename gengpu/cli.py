@@ -108,8 +108,11 @@ def build(profiles, output_dir, check, changed, fmt, shard, no_cache, quiet):
                             progress=not quiet)
     for note in result.notes:
         click.echo(f"gengpu: {note}", err=True)
-    if result.findings:
-        click.echo(reporting.REPORTERS[fmt](result.findings), err=fmt == "text")
+    # In a machine format stdout holds the report alone (a CI step pipes it into a file); what was written goes to
+    # stderr then.
+    machine = fmt != "text"
+    if result.findings or machine:
+        click.echo(reporting.REPORTERS[fmt](result.findings), err=not machine)
     if result.blocked:
         click.echo("gengpu: build stopped by the errors above; no overlay was written.", err=True)
         sys.exit(1)
@@ -118,21 +121,21 @@ def build(profiles, output_dir, check, changed, fmt, shard, no_cache, quiet):
         for plan in changed:
             for kind, names in (("missing", plan.missing), ("stale", plan.stale), ("extra", plan.extra)):
                 for name in names:
-                    click.echo(f"{kind}: {pipeline.display(plan.folder)}/{name}")
+                    click.echo(f"{kind}: {pipeline.display(plan.folder)}/{name}", err=machine)
         for plan in changed:
-            click.echo(writing.diff(plan, pipeline.display(plan.folder.parent)), nl=False)
+            click.echo(writing.diff(plan, pipeline.display(plan.folder.parent)), nl=False, err=machine)
         if changed:
             click.echo(f"gengpu: {len(changed)} overlay(s) out of date; run `gengpu build` and commit the result.",
                        err=True)
             sys.exit(1)
         if not quiet:
             click.echo(f"{sum(p.folder != out_dir.parent / pipeline.ARGOCD_DIR for p in result.plans)} overlay(s) up to "
-                       "date.")
+                       "date.", err=machine)
         return
     for plan in result.plans:
         state = "removed" if not plan.desired and plan.changed else ("written" if plan.changed else "unchanged")
         if plan.changed or not quiet:
-            click.echo(f"{state}: {pipeline.display(plan.folder)}/")
+            click.echo(f"{state}: {pipeline.display(plan.folder)}/", err=machine)
 
 
 FORMATS = ["text", "json", "github", "sarif", "junit"]

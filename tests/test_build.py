@@ -1,6 +1,9 @@
 """build writes deterministic overlays, --check finds drift, and nothing of the user's is lost."""
 
+import json
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -52,6 +55,19 @@ def test_check_names_a_hand_edited_overlay_file(repo, run):
     result = run("build", "--check")
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == "stale: overlays/eks-l4-mps/gpu-operator-values.yaml"
+
+
+@pytest.mark.parametrize("check", [False, True])
+def test_a_machine_format_keeps_stdout_for_the_report(repo, run, check):
+    """`build --output json > build.json` in CI: stdout is the report alone, also with no findings; what was
+    written or is stale goes to stderr."""
+    values = repo / "overlays" / "eks-l4-mps" / "gpu-operator-values.yaml"
+    values.write_text(values.read_text().replace("strategy: none", "strategy: single"))
+    result = run("build", "--output", "json", *(["--check"] if check else []))
+    assert result.exit_code == (1 if check else 0)
+    assert json.loads(result.stdout) == {"findings": [], "summary": {"error": 0, "warning": 0, "info": 0}}
+    said = "stale: overlays/eks-l4-mps/gpu-operator-values.yaml" if check else "written: overlays/eks-l4-mps/"
+    assert said in result.stderr.splitlines()
 
 
 def test_check_names_missing_and_extra_files(repo, run):

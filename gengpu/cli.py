@@ -265,8 +265,10 @@ def rules(fmt):
 
 @main.command()
 @click.argument("rule_id", shell_complete=_complete_rules)
+@click.option("--examples", is_flag=True, help="Also print an example that breaks the rule and a near miss that "
+              "does not, with the command and every finding it gives.")
 @_guarded
-def explain(rule_id):
+def explain(rule_id, examples):
     """Explain one rule: why it exists, how to fix it, and the source behind it."""
     import difflib
 
@@ -279,6 +281,10 @@ def explain(rule_id):
         hint = f"; did you mean {' or '.join(close)}?" if close else "; `gengpu rules` lists them"
         raise UsageError(f"no rule '{rule_id}'{hint}")
     click.echo(tables.rule_detail(RULES[rule_id]))
+    if examples:
+        from gengpu.checking.rules.base import examples as rule_examples
+
+        click.echo("\n" + tables.rule_examples(rule_examples(rule_id)))
 
 
 @main.group()

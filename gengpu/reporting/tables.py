@@ -32,6 +32,27 @@ def rule_detail(rule) -> str:
     ])
 
 
+def rule_examples(examples: dict) -> str:
+    """A rule's failing example and near miss: each file with line numbers (findings point at them), the command
+    and its findings."""
+    out = []
+    for side, title in (("fails", "Breaks the rule"), ("passes", "A near miss that does not")):
+        example = examples[side]
+        out += [f"{title}: gengpu {example.run}"]
+        out += [f"  with {k}={v}" for k, v in sorted(example.env.items())]
+        for name, text in example.files.items():
+            out += ["", f"  {name}:"]
+            if isinstance(text, bytes):
+                out += [f"    (bytes) {text!r}"]
+                continue
+            lines = text.splitlines() or [""]
+            out += [f"  {n:>4} | {line}".rstrip() for n, line in enumerate(lines, 1)]
+        out += ["", "  Findings:" if example.findings else "  Findings: none"]
+        out += [f"    {f}" for f in example.findings]
+        out.append("")
+    return "\n".join(out).rstrip("\n")
+
+
 def rule_dict(rule) -> dict:
     return {"id": rule.id, "severity": rule.severity, "appliesTo": rule.applies_to, "summary": rule.summary,
             "fix": rule.fix, "explanation": rule.explanation, "source": rule.source}

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable
 
 
@@ -57,3 +58,28 @@ class Rule:
 
 def pool_path(pool, *rest) -> tuple:
     return ("spec", "nodePools", pool.index, *rest)
+
+
+# --- examples ---------------------------------------------------------------------------------------------------
+# Beside the rules, examples/<rule id>.yaml holds one example that breaks the rule and a near miss that does not,
+# each as files, the gengpu command run on them and every finding it gives (file:line:column rule). The tests run
+# them all; `gengpu explain RULE --examples` prints them.
+
+EXAMPLES_DIR = Path(__file__).parent / "examples"
+SIDES = ("fails", "passes")
+
+
+@dataclass(frozen=True)
+class Example:
+    files: dict  # path -> text (bytes for a file that is not UTF-8)
+    findings: list[str]  # "file:line:column rule", in gengpu's order
+    run: str = "validate case.yaml"  # the gengpu command, without the output options
+    env: dict = field(default_factory=dict)  # environment variables the command runs with
+
+
+def examples(rule_id: str) -> dict[str, Example]:
+    """The rule's failing example and its near miss, by side ("fails", "passes")."""
+    import yaml
+
+    data = yaml.safe_load((EXAMPLES_DIR / f"{rule_id}.yaml").read_text(encoding="utf-8"))
+    return {side: Example(**data[side]) for side in SIDES}

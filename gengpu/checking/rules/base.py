@@ -62,7 +62,8 @@ def pool_path(pool, *rest) -> tuple:
 
 # --- examples ---------------------------------------------------------------------------------------------------
 # Beside the rules, examples/<rule id>.yaml holds one example that breaks the rule and a near miss that does not,
-# each as files, the gengpu command run on them and every finding it gives (file:line:column rule). The tests run
+# each as files, the gengpu command run on them and every finding it gives (file:line:column rule: message; a path
+# in a message is written $TMP/ under the example's folder, $GENGPU/ under gengpu's source). The tests run
 # them all; `gengpu explain RULE --examples` prints them.
 
 EXAMPLES_DIR = Path(__file__).parent / "examples"
@@ -72,7 +73,7 @@ SIDES = ("fails", "passes")
 @dataclass(frozen=True)
 class Example:
     files: dict  # path -> text (bytes for a file that is not UTF-8)
-    findings: list[str]  # "file:line:column rule", in gengpu's order
+    findings: list[str]  # "file:line:column rule: message", in gengpu's order
     run: str = "validate case.yaml"  # the gengpu command, without the output options
     env: dict = field(default_factory=dict)  # environment variables the command runs with
 

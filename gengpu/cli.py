@@ -350,7 +350,7 @@ def catalog_clouds(platform, fmt):
             ships = [c for c in ("driver", "toolkit") if info[f"{c}Preinstalled"]]
             out.append(f"{p}: {info['title']} - ships {', '.join(ships) or 'no GPU software'}"
                        + ("; own device plugin" if info["builtinDevicePlugin"] else "")
-                       + ("; no GPU Operator" if not info["operatorSupported"] else ""))
+                       + ("; no GPU Operator" if "gpu-operator" in info.get("lacks", {}) else ""))
             out.append(tables.table(["instance type" if p != "gke-autopilot" else "accelerator", "GPU",
                                      "GPUs" if p != "gke-autopilot" else "allowed counts", "notes"], rows(p)))
             out.append("")

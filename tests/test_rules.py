@@ -242,3 +242,16 @@ def test_a_gpu_memory_annotation_that_is_no_quantity_is_not_judged(run, tmp_path
     big = r(PLACED, ("    gengpu.dev/pool: second\n", "    gengpu.dev/pool: second\n    gengpu.dev/gpu-memory: 4.5G\n"))
     assert messages(run, tmp_path, big, context=add_pool(SLICED))["shared-slice-too-small"][0] == (
         "Deployment any needs 4.5G of GPU memory, but a slice of pool second has 4.0 GB (16 GB T4 / 4 replicas)")
+
+
+def test_platform_features_and_their_reasons_come_from_the_platform_table(run, tmp_path, monkeypatch):
+    """mps-on-autopilot, operator-unsupported-platform and dra-platform-unsupported are one template over
+    platforms.yaml `lacks:`: a platform that gains a lack there is judged by it, with the table's reason."""
+    from gengpu import catalog
+
+    platforms = {name: dict(p) for name, p in catalog.platforms().items()}
+    platforms["eks"]["lacks"] = {"mps": "no MPS here (a test's table)"}
+    monkeypatch.setattr(catalog, "platforms", lambda: platforms)
+    found = messages(run, tmp_path, edit(("mode: time-slicing", "mode: mps")))
+    assert found["mps-on-autopilot"][0] == "nodePools[0].sharing.mode is mps on eks: no MPS here (a test's table)"
+    assert "operator-unsupported-platform" not in found and "dra-platform-unsupported" not in found

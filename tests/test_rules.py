@@ -255,3 +255,52 @@ def test_platform_features_and_their_reasons_come_from_the_platform_table(run, t
     found = messages(run, tmp_path, edit(("mode: time-slicing", "mode: mps")))
     assert found["mps-on-autopilot"][0] == "nodePools[0].sharing.mode is mps on eks: no MPS here (a test's table)"
     assert "operator-unsupported-platform" not in found and "dra-platform-unsupported" not in found
+
+
+def test_discovery_finds_one_rule_per_module_and_no_helper():
+    """The catalogue is every rule module's RULE (or RULES), sorted by id; helpers (_*.py) and base.py add none."""
+    from gengpu.checking import rules
+    from gengpu.checking.rules.base import EXAMPLES_DIR
+
+    found = rules._discover()
+    assert list(found) == sorted(p.stem for p in EXAMPLES_DIR.glob("*.yaml"))
+    assert found == rules.RULES
+    assert found["mps-on-autopilot"] is rules.mps_on_autopilot.RULE
+    assert found["yaml-syntax"] is rules.structural.RULES[0]
+
+
+def _profile(text):
+    import yaml
+
+    from gengpu.model import build_profile
+
+    return build_profile(yaml.safe_load(text), "case.yaml")
+
+
+def test_the_templates_build_whole_rules_whose_checks_use_their_parameters():
+    from gengpu.checking.rules._limits import replicas_limit
+    from gengpu.checking.rules._platform_feature import platform_feature
+
+    texts = dict(severity="warning", summary="a summary", fix="a fix", explanation="an explanation", source="a source")
+    limited = replicas_limit(id="a-limit", limit=lambda profile, pool: (3, "a table allows"), **texts)
+    assert (limited.id, limited.severity, limited.summary, limited.fix, limited.explanation, limited.source,
+            limited.applies_to, limited.suppressible) == ("a-limit", "warning", "a summary", "a fix", "an explanation",
+                                                          "a source", "profile", True)
+    hits = list(limited.check(_profile(BASE), None))
+    assert [(h.path, h.message) for h in hits] == [
+        (("spec", "nodePools", 0, "sharing", "replicas"),
+         "nodePools[0].sharing.replicas is 4; a table allows at most 3 clients per GPU")]
+    assert list(replicas_limit(id="b", limit=lambda profile, pool: (4, "x"), **texts).check(_profile(BASE), None)) == []
+    assert list(replicas_limit(id="c", limit=lambda profile, pool: None, **texts).check(_profile(BASE), None)) == []
+
+    def uses(profile):
+        yield ("spec", "platform"), "the platform"
+
+    lacking = platform_feature(id="a-feature", feature="mps", uses=uses, **texts)
+    assert (lacking.id, lacking.severity, lacking.fix, lacking.applies_to) == ("a-feature", "warning", "a fix",
+                                                                               "profile")
+    assert list(lacking.check(_profile(BASE), None)) == []  # EKS lacks no MPS
+    autopilot = _profile(BASE.replace("platform: eks", "platform: gke-autopilot"))
+    assert [(h.path, h.message) for h in lacking.check(autopilot, None)] == [
+        (("spec", "platform"), "the platform on gke-autopilot: GKE offers MPS on Standard clusters only (GKE 'About "
+                               "GPUs in GKE', GPU sharing strategies)")]

@@ -200,13 +200,10 @@ def maximal_layouts(gpu_id: str) -> list[dict]:
     table = profiles(gpu_id)
     if not table:
         return []
-    slices = catalog.gpus()[gpu_id]["mig"]["slices"]
     names = sorted(table, key=lambda n: (-table[n]["memory"], -table[n]["compute"], n))
 
     def fits(layout):
-        compute = sum(table[n]["compute"] * c for n, c in layout.items())
-        memory = sum(table[n]["memory"] * c for n, c in layout.items())
-        return compute <= slices["compute"] and memory <= slices["memory"] and check_layout(gpu_id, layout).valid
+        return check_layout(gpu_id, layout).valid  # counts, compute slices and placement: the one authority
 
     valid = []
 
@@ -224,14 +221,11 @@ def maximal_layouts(gpu_id: str) -> list[dict]:
             else:
                 layout.pop(name, None)
             grow(i + 1, layout)
-        layout.pop(name, None)
 
     grow(0, {})
     maximal = []
     for layout in valid:
-        extendable = any(
-            layout.get(n, 0) < table[n]["max"] and fits({**layout, n: layout.get(n, 0) + 1}) for n in names)
-        if not extendable:
+        if not any(fits({**layout, n: layout.get(n, 0) + 1}) for n in names):
             maximal.append(layout)
     return maximal
 

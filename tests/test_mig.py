@@ -136,6 +136,18 @@ def test_maximal_layouts_of_the_a100_40gb():
     assert len(layouts) == len({json.dumps(l, sort_keys=True) for l in layouts})
 
 
+def test_maximal_layouts_come_largest_instances_first():
+    """`gengpu mig layouts` lists the layouts with the most of the largest instances first: by memory slices, then
+    compute slices (4g.20gb before 3g.20gb, 2g.10gb before 1g.10gb), then name."""
+    order = ["7g.40gb", "4g.20gb", "3g.20gb", "2g.10gb", "1g.10gb", "1g.5gb", "1g.5gb+me"]
+    assert sorted(mig.profiles("A100-40GB")) == sorted(order)
+    vectors = [[layout.get(n, 0) for n in order] for layout in mig.maximal_layouts("A100-40GB")]
+    assert vectors == sorted(vectors, reverse=True)
+    assert mig.maximal_layouts("A100-40GB")[:4] == [
+        {"7g.40gb": 1}, {"4g.20gb": 1, "3g.20gb": 1}, {"4g.20gb": 1, "2g.10gb": 1, "1g.10gb": 1},
+        {"4g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}]
+
+
 def test_presets_as_mig_manager_builds_them():
     assert mig.preset_layout("A100-40GB", "all-balanced") == {"1g.5gb": 2, "2g.10gb": 1, "3g.20gb": 1}
     assert mig.preset_layout("H100-80GB", "all-balanced") == {"1g.10gb": 2, "2g.20gb": 1, "3g.40gb": 1}

@@ -287,6 +287,14 @@ def test_the_check_diff_names_new_changed_and_removed_files_as_git_does(tmp_path
     assert "+c: 1\n" in out and "-a: 1\n" in out and "+a: 2\n" in out
     assert out.index("keep.yaml") < out.index("new.yaml") < out.index("old.yaml")
 
+    def lines(chunk, sign):
+        return [line for line in chunk.splitlines() if line.startswith(sign) and not line.startswith(sign * 3)]
+
+    new_chunk, old_chunk = out[out.index("--- /dev/null"):out.index("--- a/overlays/c/old.yaml")], \
+        out[out.index("--- a/overlays/c/old.yaml"):]
+    assert lines(new_chunk, "-") == [] and lines(old_chunk, "+") == []  # nothing removed from a new file, or added
+    assert lines(new_chunk, "+") == ["+" + line for line in plan.desired["new.yaml"].splitlines()]
+
 
 def test_an_interrupted_preparation_is_undone_and_leaves_the_users_files(tmp_path):
     """A journal in the prepare state (a build killed before its commit point): temporary files go, folders the

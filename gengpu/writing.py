@@ -311,8 +311,8 @@ def _roll_back(base: Path, journal: Path) -> None:
     for tmp, _ in data["renames"]:
         if (base / tmp).is_file():
             (base / tmp).unlink()
-    for rel in sorted(data["created"], key=len, reverse=True):
-        _remove_empty(base / rel)
+    for rel in data["created"]:
+        _remove_empty(base / rel)  # it removes empty subfolders too, so the order does not matter
     journal.unlink()
 
 

@@ -297,8 +297,13 @@ def test_the_templates_build_whole_rules_whose_checks_use_their_parameters():
         yield ("spec", "platform"), "the platform"
 
     lacking = platform_feature(id="a-feature", feature="mps", uses=uses, **texts)
-    assert (lacking.id, lacking.severity, lacking.fix, lacking.applies_to) == ("a-feature", "warning", "a fix",
-                                                                               "profile")
+    assert (lacking.id, lacking.severity, lacking.summary, lacking.fix, lacking.explanation, lacking.source,
+            lacking.applies_to, lacking.suppressible) == ("a-feature", "warning", "a summary", "a fix",
+                                                          "an explanation", "a source", "profile", True)
+    assert platform_feature(id="e", feature="mps", uses=uses, summary="s", fix="f", explanation="e",
+                            source="s").severity == "error"
+    with pytest.raises(AssertionError):  # a feature no platform lacks is a typo in the rule
+        platform_feature(id="f", feature="mpss", uses=uses, **texts)
     assert list(lacking.check(_profile(BASE), None)) == []  # EKS lacks no MPS
     autopilot = _profile(BASE.replace("platform: eks", "platform: gke-autopilot"))
     assert [(h.path, h.message) for h in lacking.check(autopilot, None)] == [

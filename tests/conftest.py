@@ -60,3 +60,11 @@ def harness(tmp_path_factory):
 
     parse.binary = binary
     return parse
+
+
+def pytest_configure(config):
+    """Under scripts/mutation every mutant is a pytest session of its own, two at a time: each gets its own base
+    temporary folder, or one session's cleanup of old numbered folders races the other's and the loser's pytest
+    stops with an error instead of a verdict."""
+    if os.environ.get("MUTANT_UNDER_TEST") and not config.option.basetemp:
+        config.option.basetemp = f"/tmp/gengpu-mutant-{os.getpid()}"

@@ -10,7 +10,9 @@ import pytest
 
 import gengpu
 from gengpu.checking.rules import RULES
-from gengpu.checking.rules.base import EXAMPLES_DIR, SIDES, examples
+from gengpu.checking.rules.base import EXAMPLES_DIR, examples
+
+EXAMPLES = [(rule, name) for rule in sorted(RULES) for name in examples(rule)]
 
 
 def run_example(run, tmp_path, monkeypatch, example):
@@ -52,16 +54,17 @@ def test_every_rule_has_examples_and_every_example_a_rule():
 def test_the_examples_are_what_they_say(rule):
     """The failing example lists its rule; the near miss does not (and is itself well-formed enough to be judged:
     a near miss that breaks the YAML never reaches the rule)."""
-    fails, passes = ([f.split(": ", 1)[0].split(" ")[1] for f in examples(rule)[side].findings] for side in SIDES)
-    assert rule in fails and rule not in passes
+    found = {name: [f.split(": ", 1)[0].split(" ")[1] for f in example.findings]
+             for name, example in examples(rule).items()}
+    passes = found.pop("passes")
+    assert rule not in passes and all(rule in fails for fails in found.values())
     if rule not in ("yaml-syntax", "yaml-duplicate-key", "yaml-tag", "yaml-merge", "yaml-limit", "file-unreadable"):
         assert not any(r.startswith(("yaml-", "file-unreadable")) for r in passes), rule
 
 
-@pytest.mark.parametrize("side", SIDES)
-@pytest.mark.parametrize("rule", sorted(RULES))
-def test_example(run, tmp_path, monkeypatch, rule, side):
-    example = examples(rule)[side]
+@pytest.mark.parametrize("rule, name", EXAMPLES, ids=[f"{rule}-{name}" for rule, name in EXAMPLES])
+def test_example(run, tmp_path, monkeypatch, rule, name):
+    example = examples(rule)[name]
     assert run_example(run, tmp_path, monkeypatch, example) == example.findings
 
 

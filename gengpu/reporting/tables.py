@@ -33,15 +33,15 @@ def rule_detail(rule) -> str:
 
 
 def rule_examples(examples: dict) -> str:
-    """A rule's failing example and near miss: each file with line numbers (findings point at them), the command
-    and its findings."""
+    """A rule's failing example, near miss and other failing examples: each file with line numbers (findings point
+    at them), the command and its findings."""
     out = []
-    for side, title in (("fails", "Breaks the rule"), ("passes", "A near miss that does not")):
-        example = examples[side]
-        out += [f"{title}: gengpu {example.run}"]
+    titles = {"fails": "Breaks the rule", "passes": "A near miss that does not"}
+    for name, example in examples.items():
+        out += [f"{titles.get(name, 'Also breaks it')}: gengpu {example.run}"]
         out += [f"  with {k}={v}" for k, v in sorted(example.env.items())]
-        for name, text in example.files.items():
-            out += ["", f"  {name}:"]
+        for path, text in example.files.items():
+            out += ["", f"  {path}:"]
             if isinstance(text, bytes):
                 out += [f"    (bytes) {text!r}"]
                 continue

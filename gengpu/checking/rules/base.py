@@ -63,8 +63,9 @@ def pool_path(pool, *rest) -> tuple:
 # --- examples ---------------------------------------------------------------------------------------------------
 # Beside the rules, examples/<rule id>.yaml holds one example that breaks the rule and a near miss that does not,
 # each as files, the gengpu command run on them and every finding it gives (file:line:column rule: message; a path
-# in a message is written $TMP/ under the example's folder, $GENGPU/ under gengpu's source). The tests run
-# them all; `gengpu explain RULE --examples` prints them.
+# in a message is written $TMP/ under the example's folder, $GENGPU/ under gengpu's source). A rule with more than
+# one way to fire lists the others under `more:`, each a failing example of its own. The tests run them all;
+# `gengpu explain RULE --examples` prints them.
 
 EXAMPLES_DIR = Path(__file__).parent / "examples"
 SIDES = ("fails", "passes")
@@ -79,8 +80,11 @@ class Example:
 
 
 def examples(rule_id: str) -> dict[str, Example]:
-    """The rule's failing example and its near miss, by side ("fails", "passes")."""
+    """The rule's examples by name: "fails", "passes" (the near miss), then "more-1", "more-2" ... (other ways the
+    rule fires)."""
     import yaml
 
     data = yaml.safe_load((EXAMPLES_DIR / f"{rule_id}.yaml").read_text(encoding="utf-8"))
-    return {side: Example(**data[side]) for side in SIDES}
+    found = {side: Example(**data[side]) for side in SIDES}
+    found.update({f"more-{n}": Example(**more) for n, more in enumerate(data.get("more") or [], 1)})
+    return found

@@ -309,3 +309,34 @@ def test_the_templates_build_whole_rules_whose_checks_use_their_parameters():
     assert [(h.path, h.message) for h in lacking.check(autopilot, None)] == [
         (("spec", "platform"), "the platform on gke-autopilot: GKE offers MPS on Standard clusters only (GKE 'About "
                                "GPUs in GKE', GPU sharing strategies)")]
+
+
+@pytest.mark.parametrize("toleration, taint, tolerated", [
+    # Kubernetes' ToleratesTaint (k8s.io/api core/v1 toleration.go): an empty effect matches every effect, Exists
+    # with no key matches every taint, the operator defaults to Equal and Exists ignores the value.
+    ({"key": "nvidia.com/gpu", "operator": "Exists"}, ("nvidia.com/gpu", "NoSchedule", None), True),
+    ({"operator": "Exists"}, ("nvidia.com/gpu", "NoSchedule", None), True),
+    ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoExecute"}, ("nvidia.com/gpu", "NoSchedule", None),
+     False),
+    ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": ""}, ("nvidia.com/gpu", "NoExecute", None), True),
+    ({"key": "nvidia.com/gpu", "value": "present"}, ("nvidia.com/gpu", "NoSchedule", "present"), True),
+    ({"key": "nvidia.com/gpu", "value": "present"}, ("nvidia.com/gpu", "NoSchedule", None), False),
+    ({"key": "nvidia.com/gpu", "operator": "Equal"}, ("nvidia.com/gpu", "NoSchedule", None), True),
+    ({"key": "nvidia.com/gpu", "operator": "Equal", "value": "a"}, ("nvidia.com/gpu", "NoSchedule", "b"), False),
+    ({"key": "other", "operator": "Exists"}, ("nvidia.com/gpu", "NoSchedule", None), False),
+    ({"key": "nvidia.com/gpu", "operator": "In"}, ("nvidia.com/gpu", "NoSchedule", None), False),
+])
+def test_tolerations_match_taints_as_kubernetes_matches_them(toleration, taint, tolerated):
+    from gengpu.checking.rules._pods import tolerates
+    from gengpu.model import Taint
+
+    assert tolerates(["not a toleration", toleration], Taint(*taint)) is tolerated
+    assert tolerates([], Taint(*taint)) is False
+
+
+@pytest.mark.parametrize("quantity, count", [
+    (2, 2), ("2", 2), ("+2", 2), ("-1", -1), ("1.5", None), ("500m", None), (True, None), (None, None), ("", None)])
+def test_a_gpu_quantity_is_whole_only_when_kubernetes_would_count_it_so(quantity, count):
+    from gengpu.checking.rules._pods import whole
+
+    assert whole(quantity) == count

@@ -340,3 +340,26 @@ def test_a_gpu_quantity_is_whole_only_when_kubernetes_would_count_it_so(quantity
     from gengpu.checking.rules._pods import whole
 
     assert whole(quantity) == count
+
+
+@pytest.mark.parametrize("requirements, gpus_only", [
+    ([{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Exists"}], True),
+    ([{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "In", "values": ["1"]}], True),
+    ([{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "In", "values": ["0"]}], False),
+    ([{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]}], True),
+    # NotIn also matches instance types without the label, which CPU instances are
+    ([{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "NotIn", "values": ["0"]}], False),
+    ([{"key": "karpenter.azure.com/sku-gpu-name", "operator": "In", "values": ["T4"]}], True),
+    ([{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6.xlarge"]}], True),
+    ([{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6.xlarge", "m5.large"]}], False),
+    ([{"key": "node.kubernetes.io/instance-type", "operator": "NotIn", "values": ["g6.xlarge"]}], False),
+    ([{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6"]}], True),
+    ([{"key": "karpenter.azure.com/sku-name", "operator": "In", "values": ["Standard_NC4as_T4_v3"]}], True),
+    ([{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}, "not a requirement"], False),
+    ([], False),
+])
+def test_a_nodepool_launches_only_gpu_instances_when_its_requirements_say_so(requirements, gpus_only):
+    from gengpu.checking.rules._karpenter import launches_gpus
+
+    nodepool = {"spec": {"template": {"spec": {"requirements": requirements}}}}
+    assert launches_gpus(nodepool) is gpus_only

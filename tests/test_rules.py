@@ -363,3 +363,27 @@ def test_a_nodepool_launches_only_gpu_instances_when_its_requirements_say_so(req
 
     nodepool = {"spec": {"template": {"spec": {"requirements": requirements}}}}
     assert launches_gpus(nodepool) is gpus_only
+
+
+def _limits(**resources):
+    return {"name": "c", "resources": {"limits": resources}}
+
+
+@pytest.mark.parametrize("spec, held", [
+    # the scheduler's effective request: the sum over regular containers, or the largest init container if more
+    ({"containers": [_limits(**{"nvidia.com/gpu": 1}), _limits(**{"nvidia.com/gpu": "1"})]}, {"nvidia.com/gpu": 2}),
+    ({"initContainers": [_limits(**{"nvidia.com/gpu": 3})],
+      "containers": [_limits(**{"nvidia.com/gpu": 1}), _limits(**{"nvidia.com/gpu": 1})]}, {"nvidia.com/gpu": 3}),
+    ({"initContainers": [_limits(**{"nvidia.com/gpu": 1}), _limits(**{"nvidia.com/gpu": 2})],
+      "containers": [_limits(**{"nvidia.com/gpu": 1})]}, {"nvidia.com/gpu": 2}),
+    ({"containers": [_limits(**{"nvidia.com/gpu": "500m", "nvidia.com/mig-1g.10gb": 2, "amd.com/gpu": 1})]},
+     {"nvidia.com/mig-1g.10gb": 2}),
+    ({"initContainers": [_limits(**{"nvidia.com/mig-1g.10gb": 1})], "containers": [_limits(**{"nvidia.com/gpu": 1})]},
+     {"nvidia.com/gpu": 1, "nvidia.com/mig-1g.10gb": 1}),
+    ({"containers": [{"name": "c"}]}, {}),
+])
+def test_one_pod_holds_what_the_scheduler_counts(spec, held):
+    from gengpu.checking.rules._placed import pod_requests
+
+    assert pod_requests(spec) == held
+    assert list(pod_requests(spec)) == sorted(held)

@@ -362,3 +362,28 @@ def test_an_interrupted_preparation_is_undone_and_leaves_the_users_files(tmp_pat
     (journal_dir / writing.JOURNAL).write_text("{half")
     assert writing.recover(tmp_path, journal_dir) == ["undid the preparations of an interrupted build"]
     assert not (journal_dir / writing.JOURNAL).exists()
+
+
+@pytest.mark.parametrize("change, removed", [
+    (None, True),  # everything of the user's in the leftover is also in the overlay
+    (lambda old, home: (old / "local" / "patch.yaml").write_text("b: 2\n"), False),  # local/ differs
+    (lambda old, home: (home / "local" / "patch.yaml").unlink(), False),  # local/ file only in the leftover
+    (lambda old, home: (old / "NOTES.md").write_text("older notes\n"), False),
+    (lambda old, home: os.mkfifo(old / "pipe"), False),  # not a regular file: never judged equal
+])
+def test_a_leftover_of_an_older_gengpu_goes_only_when_everything_of_the_users_is_also_in_the_overlay(
+        tmp_path, change, removed):
+    from gengpu.headers import header
+
+    root = tmp_path / "overlays"
+    home, old = root / "x", root / ".x.gengpu-old"
+    for folder in (home, old):
+        (folder / "local").mkdir(parents=True)
+        (folder / "local" / "patch.yaml").write_text("a: 1\n")
+        (folder / "NOTES.md").write_text("mine\n")
+    (old / "kustomization.yaml").write_text(header("profiles/x.yaml") + "resources: []\n")  # gengpu's: not judged
+    if change:
+        change(old, home)
+    notes = writing._recover_legacy(root)
+    assert notes == (["removed .x.gengpu-old: everything of yours in it is also in x/"] if removed else [])
+    assert old.exists() is not removed

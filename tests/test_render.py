@@ -223,3 +223,25 @@ def test_an_overlay_is_checked_against_the_kubernetes_version_it_names(repo, run
     k = overlay / "kustomization.yaml"
     k.write_text(k.read_text().replace("gengpu.dev/kubernetes-version: '1.33'", "gengpu.dev/kubernetes-version: '1.34'"))
     assert rules() == []
+
+
+def test_kubeconform_findings_name_file_line_field_and_fix(run, tmp_path):
+    """--engine kubeconform: every schema error of kubeconform becomes a finding at the field, with its fix."""
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+                                                "resources: [app.yaml]\n")
+    (overlay / "app.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  replicas: two\n  selectr: {}\n"
+        "  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n"
+        "    spec:\n      containers: [{name: c, image: x}]\n")
+    result = run("validate", "overlay", "--engine", "kubeconform", "--kubernetes-version", "1.33", "--output", "json",
+                 cwd=tmp_path)
+    assert result.exit_code == 1
+    found = json.loads(result.stdout)["findings"]
+    assert [(f["file"], f["line"], f["column"], f["severity"], f["rule"], f["fix"]) for f in found] == [
+        ("overlay/app.yaml", 6, 13, "error", "object-schema", "fix the field so it matches the schema"),
+        ("overlay/app.yaml", 7, 3, "error", "object-schema", "remove or rename the field")]
+    assert found[0]["message"].startswith("Deployment app at /spec/replicas: ")
+    assert found[0]["message"].endswith(" (kubeconform)")
+    assert found[1]["message"] == "Deployment app at /spec/selectr: unknown field 'selectr' (kubeconform)"

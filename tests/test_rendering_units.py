@@ -34,6 +34,16 @@ def test_kubeconform_leaves_come_from_its_message_when_errors_stop_at_a_ref():
     assert render._leaf_errors("- at '/a': x", []) == [("/a", "x")]
 
 
+def test_kubeconform_leaves_on_one_line_are_each_a_leaf():
+    # kubeconform v0.7.0's own msg for a Deployment with a string replicas and a misspelt selector
+    msg = ("problem validating schema. Check JSON formatting: jsonschema validation failed with "
+           "'file:///root/.cache/gengpu/kubernetes-validate-1.37.0/v1.33.0-local-strict/deployment-apps-v1.json#' - at "
+           "'/spec': validation failed   - at '/spec/replicas': got string, want null or integer   - at '/spec': "
+           "additional properties 'selectr' not allowed")
+    assert render._leaf_errors(msg, [{"path": "/spec", "msg": "validation failed"}]) == [
+        ("/spec/replicas", "got string, want null or integer"), ("/spec", "additional properties 'selectr' not allowed")]
+
+
 def test_the_pinned_tool_table():
     pinned = tools.pinned()
     assert pinned["kustomize"] == ("sigs.k8s.io/kustomize/kustomize/v5", "v5.8.1", None)

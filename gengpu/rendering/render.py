@@ -140,7 +140,8 @@ def check_resources(resources: list[Rendered], overlay: Path, display: str, sche
 # --- the referee: kubeconform ------------------------------------------------------------------------------
 
 _ADDITIONAL = re.compile(r"additional properties (.+) not allowed")
-_AT = re.compile(r"at '([^']*)': (.+)$")
+# "- at '<pointer>': <message>", one after another: kubeconform 0.7.0 puts them on one line, three spaces apart
+_AT = re.compile(r"- at '([^']*)': (.*?)(?=\s+- at '|$)", re.MULTILINE)
 
 
 def _json_pointer(path: str) -> tuple:
@@ -155,8 +156,7 @@ def _leaf_errors(msg: str, errors: list[dict]) -> list[tuple[str, str]]:
     """kubeconform's validationErrors stop at a $ref ('validation failed'); its msg has the leaves."""
     if errors and all(e.get("msg") != "validation failed" for e in errors):
         return [(e.get("path", ""), e.get("msg", "")) for e in errors]
-    leaves = [m.groups() for line in msg.splitlines() if (m := _AT.search(line))]
-    leaves = [(p, m) for p, m in leaves if m != "validation failed"]
+    leaves = [(p, m.strip()) for p, m in _AT.findall(msg) if m.strip() != "validation failed"]
     return leaves or [(e.get("path", ""), e.get("msg", "")) for e in errors]
 
 

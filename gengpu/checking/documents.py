@@ -81,7 +81,7 @@ def forced(docs, kind: str, ctx) -> list[Finding]:
 def check_file(source, ctx, kind: str | None = None, schemas=None, notes=None) -> list[Finding]:
     """One file as the pipeline read it (its parse findings, documents and shown name); not-recognized when it
     holds nothing gengpu checks."""
-    from gengpu.checking.rules import RULES
+    from gengpu.checking.rules import finding
 
     if source.findings:
         return source.findings
@@ -89,16 +89,14 @@ def check_file(source, ctx, kind: str | None = None, schemas=None, notes=None) -
         return forced(source.docs, kind, ctx)
     more, recognised = check_documents(source.docs, ctx, schemas, notes)
     if not recognised and not more:
-        rule = RULES["not-recognized"]
-        more.append(Finding(source.shown, 0, 0, rule.severity, rule.id,
-                            "no profile, device-plugin or mig-parted config, ClusterPolicy or GPU workload found",
-                            rule.fix))
+        more.append(finding("not-recognized", source.shown, 0, 0,
+                            "no profile, device-plugin or mig-parted config, ClusterPolicy or GPU workload found"))
     return more
 
 
 def side_files(overlay: Path, files) -> list[Finding]:
     """Files beside the overlay that are no Kubernetes objects: the GKE auto-provisioning file and scripts."""
-    from gengpu.checking.rules import RULES
+    from gengpu.checking.rules import finding
     from gengpu.checking.run import schema_file
     from gengpu.checking.schema import check_schema
 
@@ -118,9 +116,8 @@ def side_files(overlay: Path, files) -> list[Finding]:
         proc = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
         if proc.returncode != 0:
             m = re.search(r"line (\d+): (.*)", proc.stderr)
-            rule = RULES["script-syntax"]
-            findings.append(Finding(display(script), int(m.group(1)) if m else 1, 1, rule.severity, rule.id,
-                                    f"bash cannot parse it: {m.group(2) if m else proc.stderr.strip()}", rule.fix))
+            findings.append(finding("script-syntax", display(script), int(m.group(1)) if m else 1, 1,
+                                    f"bash cannot parse it: {m.group(2) if m else proc.stderr.strip()}"))
     return findings
 
 

@@ -14,10 +14,9 @@ FILE, NO_LINE = (1, 1), (0, 0)  # a whole file: its start; a folder or a journal
 
 
 def _finding(rule_id: str, file: str, at: tuple[int, int], message: str) -> Finding:
-    from gengpu.checking.rules import RULES
+    from gengpu.checking.rules import finding
 
-    rule = RULES[rule_id]
-    return Finding(file, *at, rule.severity, rule.id, message, rule.fix)
+    return finding(rule_id, file, *at, message)
 
 
 def interrupted(out_dir: Path) -> Finding:

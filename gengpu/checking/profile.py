@@ -45,8 +45,6 @@ def check_profile(doc: Document, source: str) -> tuple[Profile | None, list[Find
 
 def duplicate_name(shown: str, at: tuple[int, int], name: str, first: str) -> Finding:
     """A profile whose metadata.name an earlier profile (first) already has: both would write one overlay."""
-    from gengpu.checking.rules import RULES
+    from gengpu.checking.rules import finding
 
-    rule = RULES["duplicate-profile-name"]
-    return Finding(shown, at[0], at[1], rule.severity, rule.id, f"metadata.name '{name}' is also used by {first}",
-                   rule.fix)
+    return finding("duplicate-profile-name", shown, at[0], at[1], f"metadata.name '{name}' is also used by {first}")

@@ -23,4 +23,14 @@ def _discover() -> dict[str, Rule]:
 
 RULES: dict[str, Rule] = _discover()
 
-__all__ = ["RULES", "Hit", "Rule"]
+
+def finding(rule_id: str, file: str, line: int, column: int, message: str):
+    """A finding of a catalogue rule raised outside a rule's check (parsing, writing, tools): its severity and
+    fix come from the catalogue."""
+    from gengpu.findings import Finding
+
+    rule = RULES[rule_id]
+    return Finding(file, line, column, rule.severity, rule.id, message, rule.fix)
+
+
+__all__ = ["RULES", "Hit", "Rule", "finding"]

@@ -241,7 +241,8 @@ def fleet_quota(plans: list[PoolPlan]) -> dict[tuple[str, str, str], int]:
         for name, amount in plan.quota.items():
             key = (CLOUD[plan.platform], plan.region, name)
             out[key] = out.get(key, 0) + amount
-    return dict(sorted(out.items()))
+    # a quota the table cannot name (None) sorts first instead of breaking the sort
+    return dict(sorted(out.items(), key=lambda item: tuple("" if part is None else part for part in item[0])))
 
 
 def max_monthly(plans: list[PoolPlan]) -> tuple[float, bool]:

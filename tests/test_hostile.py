@@ -248,3 +248,18 @@ spec:
     assert result.exit_code == 0, result.output
     assert (tmp_path / "overlays" / "fuzzed" / "kustomization.yaml").is_file()
     assert not (tmp_path / "overlays" / "fuzzed" / "verify").exists()
+
+
+def test_a_pool_limited_to_no_nodes_whose_quota_has_no_name_is_judged_not_crashed(run, tmp_path):
+    """Found by the hypothesis test: an AKS Karpenter spot/on-demand H200 pool with limits.nodes 0 crashed the
+    fleet quota's sort (a quota without a name); now it gets its findings."""
+    (tmp_path / "f.yaml").write_text(
+        "apiVersion: gengpu.dev/v1alpha1\nkind: GPUProfile\nmetadata: {name: fuzzed}\nspec:\n  platform: aks\n"
+        "  region: eastus\n  kubernetesVersion: \"1.30\"\n  nodePools:\n    - name: p0\n      gpu: H200-141GB\n"
+        "      instanceTypes: [Standard_ND96isr_H200_v5]\n      provisioner: karpenter\n"
+        "      capacityTypes: [spot, on-demand]\n      limits: {nodes: 0}\n      sharing: {mode: none}\n"
+        "  argocd: {repoURL: \"https://github.com/example/gitops.git\"}\n")
+    result = run("validate", "f.yaml", cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert "internal error" not in result.output
+    assert "limits-below-one-node" in result.output

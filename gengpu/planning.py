@@ -194,10 +194,16 @@ def _quota(profile: Profile, plan: PoolPlan, capacity: str) -> tuple[dict[str, i
         for node in plan.nodes:
             family = next((f for f in q["azure"]["families"] if node.name in f["sizes"]), None)
             if family and node.vcpus:
-                key = q["azure"]["spot"]["quota"] if capacity == "spot" else family["quota"]
+                key = q["azure"]["spot"]["quota"] if capacity == "spot" else _azure_family_quota(family)
                 need[key] = max(need.get(key, 0), plan.nodes_at_limit(node) * node.vcpus)
         return need, "vCPUs"
     return {}, ""
+
+
+def _azure_family_quota(family: dict) -> str:
+    """A family's quota by its display name, or by its API name (what `az vm list-usage` lists as name.value)
+    where no display name is documented (the ND H200 v5 family)."""
+    return family["quota"] or family["apiName"]
 
 
 def plan_pool(profile: Profile, pool: NodePool, priced: bool = True) -> PoolPlan:
@@ -230,7 +236,7 @@ def quota_default(platform: str, name: str) -> int | None:
     if platform == "aks":
         if name == q["azure"]["spot"]["quota"]:
             return None  # the documented 20 is a generic figure that varies by offer
-        return next((f.get("default") for f in q["azure"]["families"] if f["quota"] == name), None)
+        return next((f.get("default") for f in q["azure"]["families"] if _azure_family_quota(f) == name), None)
     return None
 
 
@@ -241,8 +247,7 @@ def fleet_quota(plans: list[PoolPlan]) -> dict[tuple[str, str, str], int]:
         for name, amount in plan.quota.items():
             key = (CLOUD[plan.platform], plan.region, name)
             out[key] = out.get(key, 0) + amount
-    # a quota the table cannot name (None) sorts first instead of breaking the sort
-    return dict(sorted(out.items(), key=lambda item: tuple("" if part is None else part for part in item[0])))
+    return dict(sorted(out.items()))
 
 
 def max_monthly(plans: list[PoolPlan]) -> tuple[float, bool]:

@@ -74,3 +74,25 @@ def test_an_n1_machine_is_priced_with_the_gpus_attached_to_it(repo, run):
     assert (shape["type"], shape["gpus"]) == ("n1-standard-8", 1)
     assert (shape["onDemandPerHour"], shape["spotPerHour"]) == (round(machine[0] + t4[0], 5),
                                                               round(machine[1] + t4[1], 5))
+
+
+def test_an_azure_family_without_a_documented_display_name_is_named_by_its_api_name(tmp_path, run):
+    """quotas.yaml knows the ND H200 v5 family only by its API name (standardNDISRH200V5Family, what
+    `az vm list-usage` lists as name.value). The plan named its quota None before, and a fleet that also needed
+    the Spot quota crashed sorting it."""
+    profile = (
+        "apiVersion: gengpu.dev/v1alpha1\nkind: GPUProfile\nmetadata: {name: h200}\nspec:\n  platform: aks\n"
+        "  region: eastus2\n  kubernetesVersion: \"1.30\"\n  nodePools:\n    - name: p0\n      gpu: H200-141GB\n"
+        "      instanceTypes: [Standard_ND96isr_H200_v5]\n      capacityTypes: [spot, on-demand]\n"
+        "      limits: {nodes: 2}\n      sharing: {mode: none}\n"
+        "  argocd: {repoURL: \"https://github.com/example/gitops.git\"}\n")
+    (tmp_path / "h200.yaml").write_text(profile)
+    report = json.loads(run("plan", "h200.yaml", "--output", "json", cwd=tmp_path).stdout)
+    assert report["pools"][0]["quota"] == {"unit": "vCPUs", "needed": {
+        "standardNDISRH200V5Family": 192, "Total Regional Low-priority vCPUs": 192}}
+
+
+def test_every_azure_family_names_its_quota():
+    """A quota needs a name to be requested: a display name, or at least the API name."""
+    quotas = yaml.safe_load((REPO / "gengpu" / "data" / "quotas.yaml").read_text())
+    assert all(f["quota"] or f["apiName"] for f in quotas["azure"]["families"])

@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+from gengpu import catalog
 from gengpu.checking.rules import RULES
 from gengpu.checking.rules.base import examples
 
@@ -387,3 +388,42 @@ def test_one_pod_holds_what_the_scheduler_counts(spec, held):
 
     assert pod_requests(spec) == held
     assert list(pod_requests(spec)) == sorted(held)
+
+
+def _regions(cloud, key):
+    return catalog.data_file("regions.yaml")[cloud]["types"][key]
+
+
+@pytest.mark.parametrize("cloud, name, accelerator, key", [
+    ("eks", "p5.48xlarge", None, "p5.48xlarge"),  # the type itself, where the table lists it
+    ("eks", "p4d.24xlarge", None, "p4d"),  # else its family
+    ("gke", "a2-highgpu-1g", None, "a2-highgpu"),  # a machine type by its series
+    ("gke", "n1-standard-8", "nvidia-tesla-t4", "nvidia-tesla-t4"),  # an N1 machine by its attached accelerator
+    ("gke", "n1-standard-8", None, None),  # an N1 machine without one: unknown
+    ("eks", "x9.large", None, None),  # a type the table does not know: unknown, never "not offered"
+    ("aks", "Standard_NC4as_T4_v3", None, "Standard_NC4as_T4_v3"),
+])
+def test_where_an_instance_type_is_offered_comes_from_the_region_table(cloud, name, accelerator, key):
+    from gengpu.checking.rules.instance_type_not_in_region import _offered
+
+    offered = _offered(catalog.data_file("regions.yaml")[cloud], name, accelerator)
+    assert offered == (_regions(cloud, key) if key else None)
+
+
+@pytest.mark.parametrize("platform, region, geography", [
+    ("eks", "eu-west-2", "eu"), ("eks", "us-east-1", "us"), ("gke", "northamerica-northeast1", "northamerica"),
+    ("eks", "EU", None), ("aks", "northeurope", "Europe"), ("aks", "uksouth", "United Kingdom"), ("aks", "mars", None),
+])
+def test_a_region_belongs_to_its_geography(platform, region, geography):
+    from gengpu.checking.rules.instance_type_not_in_region import _geography
+
+    assert _geography(platform, region) == geography
+
+
+def test_the_nearest_regions_are_the_own_geography_then_its_neighbours_then_the_rest():
+    from gengpu.checking.rules.instance_type_not_in_region import nearest
+
+    # eks: eu's neighbours are il and me (gengpu/data/geographies.yaml); us comes after them, alphabetically
+    offered = ["us-east-1", "me-south-1", "eu-west-1", "ap-south-1", "il-central-1", "eu-central-1"]
+    assert nearest("eks", "eu-north-1", offered) == ["eu-central-1", "eu-west-1", "il-central-1", "me-south-1"]
+    assert nearest("eks", "eu-north-1", offered, limit=6)[4:] == ["ap-south-1", "us-east-1"]

@@ -258,6 +258,18 @@ def test_platform_features_and_their_reasons_come_from_the_platform_table(run, t
     assert "operator-unsupported-platform" not in found and "dra-platform-unsupported" not in found
 
 
+
+def test_spot_capacity_on_a_platform_without_spot_comes_from_the_platform_table(run, tmp_path, monkeypatch):
+    """Every platform gengpu knows offers Spot today; one whose table says spot: false gets its title in the
+    finding, at the pool's capacityTypes."""
+    platforms = {name: dict(p) for name, p in catalog.platforms().items()}
+    platforms["eks"]["spot"] = False
+    monkeypatch.setattr(catalog, "platforms", lambda: platforms)
+    (tmp_path / "case.yaml").write_text(edit(("capacityTypes: [on-demand]", "capacityTypes: [spot]")))
+    found = json.loads(run("validate", "case.yaml", "--output", "json", cwd=tmp_path).output)["findings"]
+    assert [(f["line"], f["message"]) for f in found if f["rule"] == "spot-not-offered"] == [
+        (17, f"nodePools[0].capacityTypes has spot, which {platforms['eks']['title']} does not offer")]
+
 def test_discovery_finds_one_rule_per_module_and_no_helper():
     """The catalogue is every rule module's RULE (or RULES), sorted by id; helpers (_*.py) and base.py add none."""
     from gengpu.checking import rules

@@ -270,6 +270,17 @@ def test_spot_capacity_on_a_platform_without_spot_comes_from_the_platform_table(
     assert [(f["line"], f["message"]) for f in found if f["rule"] == "spot-not-offered"] == [
         (17, f"nodePools[0].capacityTypes has spot, which {platforms['eks']['title']} does not offer")]
 
+
+@pytest.mark.parametrize("platform, mode, fires", [
+    ("eks", "gke-managed", True), ("aks", "gke-managed", True), ("gke", "gke-managed", False),
+    ("gke-autopilot", "gke-managed", False), ("gke-autopilot", "none", False),
+    ("gke-autopilot", "service-monitor", True), ("gke", "service-monitor", False), ("eks", "none", False),
+])
+def test_monitoring_modes_by_platform(run, tmp_path, platform, mode, fires):
+    """Managed Service for Prometheus exists on GKE only; on Autopilot the privileged dcgm-exporter cannot run."""
+    text = edit(("platform: eks", f"platform: {platform}"), ("  argocd:\n", f"  monitoring:\n    mode: {mode}\n  argocd:\n"))
+    assert ("monitoring-platform-mismatch" in messages(run, tmp_path, text)) == fires
+
 def test_discovery_finds_one_rule_per_module_and_no_helper():
     """The catalogue is every rule module's RULE (or RULES), sorted by id; helpers (_*.py) and base.py add none."""
     from gengpu.checking import rules

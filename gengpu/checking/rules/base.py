@@ -60,6 +60,11 @@ def pool_path(pool, *rest) -> tuple:
     return ("spec", "nodePools", pool.index, *rest)
 
 
+def gpu_path(pool, i: int) -> tuple:
+    """Where the pool's i-th GPU model is written: its gpu, or the i-th entry when gpu is a list."""
+    return pool_path(pool, "gpu", i) if len(pool.gpus) > 1 else pool_path(pool, "gpu")
+
+
 # --- examples ---------------------------------------------------------------------------------------------------
 # Beside the rules, examples/<rule id>.yaml holds one example that breaks the rule and a near miss that does not,
 # each as files, the gengpu command run on them and every finding it gives (file:line:column rule: message; a path

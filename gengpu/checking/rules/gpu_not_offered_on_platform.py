@@ -1,5 +1,5 @@
 from gengpu import catalog
-from gengpu.checking.rules.base import Hit, Rule, pool_path
+from gengpu.checking.rules.base import Hit, Rule, gpu_path
 
 
 def check(profile, ctx=None):
@@ -7,9 +7,8 @@ def check(profile, ctx=None):
     for pool in profile.node_pools:
         for i, gpu_id in enumerate(pool.gpu_ids):
             if gpu_id and gpu_id not in offered:
-                path = pool_path(pool, "gpu", i) if len(pool.gpus) > 1 else pool_path(pool, "gpu")
-                yield Hit(path, f"nodePools[{pool.index}].gpu {gpu_id} is not offered on {profile.platform} "
-                                f"(it offers {', '.join(sorted(offered))})")
+                yield Hit(gpu_path(pool, i), f"nodePools[{pool.index}].gpu {gpu_id} is not offered on "
+                          f"{profile.platform} (it offers {', '.join(sorted(offered))})")
 
 
 RULE = Rule(

@@ -1,5 +1,5 @@
 from gengpu import catalog
-from gengpu.checking.rules.base import Hit, Rule, pool_path
+from gengpu.checking.rules.base import Hit, Rule, gpu_path
 
 
 def check(profile, ctx=None):
@@ -7,8 +7,8 @@ def check(profile, ctx=None):
     for pool in profile.node_pools:
         for i, (written, gpu_id) in enumerate(zip(pool.gpus, pool.gpu_ids)):
             if gpu_id is None:
-                path = pool_path(pool, "gpu", i) if len(pool.gpus) > 1 else pool_path(pool, "gpu")
-                yield Hit(path, f"nodePools[{pool.index}].gpu '{written}' is not a GPU model gengpu knows ({known})")
+                yield Hit(gpu_path(pool, i),
+                          f"nodePools[{pool.index}].gpu '{written}' is not a GPU model gengpu knows ({known})")
 
 
 RULE = Rule(

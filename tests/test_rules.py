@@ -281,6 +281,22 @@ def test_monitoring_modes_by_platform(run, tmp_path, platform, mode, fires):
     text = edit(("platform: eks", f"platform: {platform}"), ("  argocd:\n", f"  monitoring:\n    mode: {mode}\n  argocd:\n"))
     assert ("monitoring-platform-mismatch" in messages(run, tmp_path, text)) == fires
 
+
+@pytest.mark.parametrize("platform, operator, found", [
+    # AKS nodes can skip their image's driver (gengpu then labels the pools so), and with it the toolkit
+    ("aks", "driver: operator\n    toolkit: operator", []),
+    ("aks", "toolkit: operator", ["spec.operator.toolkit is operator, but Azure Kubernetes Service nodes already "
+                                  "ship the NVIDIA toolkit"]),
+    ("eks", "driver: operator\n    toolkit: operator", [
+        "spec.operator.driver is operator, but Amazon EKS nodes already ship the NVIDIA driver",
+        "spec.operator.toolkit is operator, but Amazon EKS nodes already ship the NVIDIA toolkit"]),
+])
+def test_a_driver_or_toolkit_the_node_image_already_ships(run, tmp_path, platform, operator, found):
+    text = edit(("platform: eks", f"platform: {platform}"), ("version: v26.7.0", f"version: v26.7.0\n    {operator}"))
+    (tmp_path / "case.yaml").write_text(text)
+    report = json.loads(run("validate", "case.yaml", "--output", "json", cwd=tmp_path).output)["findings"]
+    assert [f["message"] for f in report if f["rule"] == "driver-already-preinstalled"] == found
+
 def test_discovery_finds_one_rule_per_module_and_no_helper():
     """The catalogue is every rule module's RULE (or RULES), sorted by id; helpers (_*.py) and base.py add none."""
     from gengpu.checking import rules

@@ -109,3 +109,14 @@ def test_text_is_coloured_on_request_and_never_with_no_color(run, tmp_path, monk
     monkeypatch.setenv("NO_COLOR", "1")
     plain = run("validate", "p.yaml", cwd=tmp_path).output
     assert "\x1b[" not in plain and ": error profile-schema" in plain
+
+
+def test_json_is_indented_by_two_and_counts_every_severity():
+    from gengpu.findings import Finding
+    from gengpu.reporting import as_json
+
+    text = as_json([Finding("a.yaml", 3, 5, "warning", "pool-unbounded", "m", "f")])
+    assert text == ('{\n  "findings": [\n    {\n      "file": "a.yaml",\n      "line": 3,\n      "column": 5,\n'
+                    '      "severity": "warning",\n      "rule": "pool-unbounded",\n      "message": "m",\n'
+                    '      "fix": "f"\n    }\n  ],\n  "summary": {\n    "error": 0,\n    "warning": 1,\n    "info": 0\n'
+                    '  }\n}')

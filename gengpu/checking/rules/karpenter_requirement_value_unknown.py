@@ -18,8 +18,9 @@ def check(subject, ctx=None):
                       "launches nothing from it")
         elif bad:
             yield Hit(REQUIREMENTS + (i, "values", values.index(bad[0])),
-                      f"{subject.label}: {', '.join(bad)} is not a value of {req['key']} ({', '.join(known)}); "
-                      "Karpenter drops it")
+                      f"{subject.label}: {', '.join(bad)} "
+                      + (f"is not a value of {req['key']} ({', '.join(known)}); Karpenter drops it" if len(bad) == 1
+                         else f"are not values of {req['key']} ({', '.join(known)}); Karpenter drops them"))
 
 
 RULE = Rule(

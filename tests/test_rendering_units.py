@@ -16,6 +16,11 @@ def test_json_pointers_unescape_and_index():
     assert render._json_pointer("/metadata/annotations/a~1b~0c/0") == ("metadata", "annotations", "a/b~c", 0)
     assert render._json_pointer("/spec/template/spec/containers/12/name") == (
         "spec", "template", "spec", "containers", 12, "name")
+    assert render._json_pointer("/XPU/X") == ("XPU", "X")  # only the slashes around it are stripped
+
+
+def test_kubeconform_errors_without_a_path_are_at_the_object():
+    assert render._leaf_errors("", [{"msg": "bad"}]) == [("", "bad")]
 
 
 def test_kubeconform_leaves_come_from_its_message_when_errors_stop_at_a_ref():

@@ -311,9 +311,9 @@ def _roll_back(base: Path, journal: Path) -> None:
     for tmp, _ in data["renames"]:
         if (base / tmp).is_file():
             (base / tmp).unlink()
+    journal.unlink()  # before the folders, so the journal's own folder goes too when the build created it
     for rel in data["created"]:
         _remove_empty(base / rel)  # it removes empty subfolders too, so the order does not matter
-    journal.unlink()
 
 
 def _remove_empty(folder: Path) -> None:
@@ -340,6 +340,9 @@ def recover(base: Path, journal_dir: Path) -> list[str]:
     """Finish or undo what a killed build left; say what was done. Safe to run at any time."""
     notes = []
     journal = journal_dir / JOURNAL
+    half_saved = journal.with_name(journal.name + TMP_SUFFIX)  # killed while saving a journal: the old one stands
+    if half_saved.is_file():
+        half_saved.unlink()
     if journal.is_file():
         try:
             state = json.loads(journal.read_text(encoding="utf-8")).get("state")
@@ -353,9 +356,6 @@ def recover(base: Path, journal_dir: Path) -> list[str]:
             if journal.exists():
                 journal.unlink()
             notes.append("undid the preparations of an interrupted build")
-    half_saved = journal.with_name(journal.name + TMP_SUFFIX)  # killed while saving the first journal
-    if half_saved.is_file():
-        half_saved.unlink()
     notes += _recover_legacy(journal_dir)
     return notes
 

@@ -423,6 +423,7 @@ def scene(tmp_path_factory) -> tuple[Path, dict, dict]:
                    writing.plan_overlay(overlays, "c", {"kustomization.yaml": _TOP + "kind: Kustomization\n"})],
                   root, root / "first")
     (overlays / "a" / "NOTES.md").write_text("the user's\n")
+    (overlays / "a" / "empty-of-the-users").mkdir()
     import shutil
 
     shutil.rmtree(root / "first")
@@ -437,6 +438,7 @@ def test_the_uninterrupted_second_build_is_what_the_scene_says(scene):
     _, before, after = scene
     assert "overlays/a/NOTES.md" in after and "overlays/a/old.yaml" in before and "overlays/a/old.yaml" not in after
     assert "overlays/a/components/" not in after and "overlays/c/" not in after and ".cache/" in after
+    assert "overlays/a/empty-of-the-users/" in after
     umask = os.umask(0)
     os.umask(umask)
     # scripts are executable, everything else is not (as git checks them out: 755 and 644 under the umask)
@@ -480,14 +482,18 @@ def test_a_build_killed_in_process_at_any_step_ends_all_done_or_not_started(scen
             assert _tree(work) == after
             break
         journal = work / ".cache" / writing.JOURNAL
-        committed = journal.is_file() and json.loads(journal.read_text()).get("state") == "commit"
+        journaled = journal.is_file()
+        committed = journaled and json.loads(journal.read_text()).get("state") == "commit"
         notes = writing.recover(work, work / ".cache")
         if committed:
             assert notes == ["finished the writes of an interrupted build"]
             assert _tree(work) == after, f"killed at {step} #{at}, after the commit point"
-        else:
-            assert _tree(work) in (before, {**before, ".cache/": None}), f"killed at {step} #{at}, before it"
-            assert notes in ([], ["undid the preparations of an interrupted build"])
+        elif journaled:
+            assert notes == ["undid the preparations of an interrupted build"]
+            assert _tree(work) == before, f"killed at {step} #{at}, before the commit point"
+        else:  # killed before the first journal was saved: nothing to undo but the journal's empty folder
+            assert notes == []
+            assert _tree(work) in (before, {**before, ".cache/": None}), f"killed at {step} #{at}, before it all"
         outcomes.append(committed)
         shutil.rmtree(work)
     assert outcomes, "the build never reached this step"

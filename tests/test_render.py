@@ -344,3 +344,19 @@ def test_render_says_which_renderer_ran_and_every_file_that_stopped_it(tmp_path)
     (overlay / "deploy.yaml").unlink()
     k.write_text(header + OWN_KUSTOMIZATION)
     assert rendered() == ([("overlays/x/kustomization.yaml", 1, "kustomize-build")], False)
+
+
+def test_a_kubeconform_that_cannot_start_is_a_finding_not_a_crash(tmp_path, monkeypatch):
+    """kubeconform reads its schema locations as Go templates: a schema folder whose path holds braces makes the real
+    binary stop before it validates anything, printing usage text instead of JSON. gengpu reports what it said."""
+    from gengpu.checking.rules import RULES
+    from gengpu.rendering import render
+
+    odd = tmp_path / "schemas{{"
+    odd.symlink_to(schemas_path(), target_is_directory=True)
+    monkeypatch.setattr(render, "schemas_path", lambda: odd)
+    found = render.kubeconform_check("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", tmp_path, "overlays/x",
+                                     "1.33", RULES)
+    assert [(f.file, f.line, f.column, f.severity, f.rule, f.fix) for f in found] == [
+        ("overlays/x", 0, 0, "error", "kustomize-build", "run kubeconform by hand on `kustomize build` output to see why")]
+    assert found[0].message.startswith("kubeconform failed: failed initialising schema location registry: template:")

@@ -188,10 +188,8 @@ def kubeconform_check(manifests: str, overlay: Path, display: str, kubernetes_ve
         (d.data.get("kind"), (d.data.get("metadata") or {}).get("name")): (f"{display}/{p.name}", d)
         for p in paths for d in files.load(p, f"{display}/{p.name}")[0] if isinstance(d.data, dict)}
     findings = []
+    # Without -verbose, kubeconform's JSON lists only the resources it found invalid or could not check.
     for res in report.get("resources", []):
-        status = res.get("status")
-        if status in ("statusValid", "statusSkipped", "statusEmpty"):
-            continue
         kind, name = res.get("kind"), res.get("name")
         file, doc = index.get((kind, name), (f"{display}/kustomization.yaml", None))
         what = f"{kind} {name}"
@@ -204,7 +202,7 @@ def kubeconform_check(manifests: str, overlay: Path, display: str, kubernetes_ve
         leaves = _leaf_errors(res.get("msg", ""), res.get("validationErrors") or [])
         if not leaves:
             findings.append(Finding(file, *(doc.position(()) if doc else (1, 1)), rule.severity, rule.id,
-                                    f"{what}: {res.get('msg', status)} (kubeconform)", "fix the resource"))
+                                    f"{what}: {res.get('msg', res.get('status'))} (kubeconform)", "fix the resource"))
         for where, message in leaves:
             path = _json_pointer(where)
             extra = _ADDITIONAL.match(message)

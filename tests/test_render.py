@@ -360,3 +360,19 @@ def test_a_kubeconform_that_cannot_start_is_a_finding_not_a_crash(tmp_path, monk
     assert [(f.file, f.line, f.column, f.severity, f.rule, f.fix) for f in found] == [
         ("overlays/x", 0, 0, "error", "kustomize-build", "run kubeconform by hand on `kustomize build` output to see why")]
     assert found[0].message.startswith("kubeconform failed: failed initialising schema location registry: template:")
+
+
+def test_a_resource_kubeconform_rejects_without_a_field_is_a_finding_at_its_source(tmp_path):
+    """A document without apiVersion fails in kubeconform with a message and no field: one finding at the file that
+    holds the resource (or the kustomization, for a resource of no file), with kubeconform's words."""
+    from gengpu.checking.rules import RULES
+    from gengpu.rendering import render
+
+    (tmp_path / "cm.yaml").write_text("# a note\nkind: ConfigMap\nmetadata: {name: x}\n")
+    text = "kind: ConfigMap\nmetadata: {name: x}\n---\nkind: Secret\nmetadata: {name: s}\n"
+    found = render.kubeconform_check(text, tmp_path, "overlays/x", "1.33", RULES)
+    assert sorted((f.file, f.line, f.column, f.rule, f.message, f.fix) for f in found) == [
+        ("overlays/x/cm.yaml", 2, 1, "object-schema", "ConfigMap x: error while parsing: missing 'apiVersion' key (kubeconform)",
+         "fix the resource"),
+        ("overlays/x/kustomization.yaml", 1, 1, "object-schema", "Secret s: error while parsing: missing 'apiVersion' key (kubeconform)",
+         "fix the resource")]

@@ -566,3 +566,47 @@ def test_every_leftover_of_an_older_gengpu_is_restored_by_its_own_name(tmp_path)
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("k.yaml")) == [
         "._notes/k.yaml", "a/k.yaml", "b/k.yaml", "c.gengpu-new/k.yaml", "d.gengpu-x/k.yaml"]
     assert (root / "a" / "k.yaml").read_text() == _TOP + "new: 1\n"
+
+
+def test_a_stamp_is_the_digest_of_where_a_file_goes_and_what_it_says():
+    """stamp() puts the digest after the two header lines (after the #! line of a script); stamping a stamped text
+    again gives the same text; intact() holds only at that location and for that text."""
+    text = _TOP + "kind: X\n"
+    stamped = writing.stamp("a/k.yaml", text)
+    one, two, mark, body = stamped.split("\n", 3)
+    assert (one + "\n" + two + "\n", body) == (_TOP, "kind: X\n")
+    assert mark == writing.DIGEST_MARK + writing._digest("a/k.yaml", _TOP + "kind: X\n")
+    assert writing.stamp("a/k.yaml", stamped) == stamped
+    assert writing.intact("a/k.yaml", stamped)
+    assert not writing.intact("b/k.yaml", stamped) and not writing.intact("a/k.yaml", stamped + "x: 1\n")
+    assert not writing.intact("a/k.yaml", text)
+    script = writing.stamp("a/v.sh", "#!/bin/sh\n" + _TOP + "exit 0\n")
+    assert script.split("\n")[3].startswith(writing.DIGEST_MARK) and writing.intact("a/v.sh", script)
+    assert writing._split(script) == ("#!/bin/sh\n" + _TOP, writing._digest("a/v.sh", "#!/bin/sh\n" + _TOP + "exit 0\n"),
+                                      "exit 0\n")
+    bare = writing.stamp("a/e.yaml", _TOP)  # a file of the header alone: the digest line ends it
+    assert writing._split(bare) == (_TOP, writing._digest("a/e.yaml", _TOP), "") and writing.intact("a/e.yaml", bare)
+    assert writing._split("kind: X\n") == ("kind: X\n", None, "")
+
+
+def test_a_plan_never_writes_through_what_is_not_a_regular_file_or_folder_and_leaves_local_alone(tmp_path):
+    folder = tmp_path / "o"
+    folder.mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (folder / "components").symlink_to(tmp_path / "elsewhere")
+    os.mkfifo(folder / "pipe.yaml")
+    (folder / "local").mkdir()
+    (folder / "local" / "mine.yaml").write_text("the user's\n")
+    (folder / "old.yaml").write_text(_TOP + "a: 1\n")  # an older gengpu's file: no digest
+    (folder / "nested").write_text("a file where a folder should be\n")
+    plan = writing.plan_overlay(tmp_path, "o", {"components/mig/p.yaml": _TOP + "p: 1\n", "pipe.yaml": _TOP,
+                                                "nested/n.yaml": _TOP,
+                                                "local/mine.yaml": _TOP + "x: 1\n", "k.yaml": _TOP + "k: 1\n"})
+    assert plan.conflicts == [
+        ("components/mig/p.yaml", "components is not a regular file or folder (a symlink?); gengpu will not write "
+                                  "through it"),
+        ("pipe.yaml", "pipe.yaml is not a regular file or folder (a symlink?); gengpu will not write through it"),
+        ("nested/n.yaml", "nested is not a regular file or folder (a symlink?); gengpu will not write through it")]
+    assert plan.missing == ["k.yaml"] and plan.extra == ["old.yaml"]  # a live overlay drops an older gengpu's file
+    orphan = writing.plan_orphan(tmp_path, "o")
+    assert ("old.yaml", "written by an older gengpu, which recorded no digest") in orphan.kept and orphan.extra == []

@@ -370,8 +370,15 @@ def test_a_resource_kubeconform_rejects_without_a_field_is_a_finding_at_its_sour
     from gengpu.rendering import render
 
     (tmp_path / "cm.yaml").write_text("# a note\nkind: ConfigMap\nmetadata: {name: x}\n")
-    text = "kind: ConfigMap\nmetadata: {name: x}\n---\nkind: Secret\nmetadata: {name: s}\n"
+    text = ("kind: ConfigMap\nmetadata: {name: x}\n---\nkind: Secret\nmetadata: {name: s}\n---\n"
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: z}\ndata: 5\n")
     found = render.kubeconform_check(text, tmp_path, "overlays/x", "1.33", RULES)
+    # a field error of a resource no file holds (kustomize made it) is at the kustomization too
+    field = [f for f in found if "ConfigMap z" in f.message]
+    assert [(f.file, f.line, f.column, f.rule, f.fix) for f in field] == [
+        ("overlays/x/kustomization.yaml", 1, 1, "object-schema", "fix the field so it matches the schema")]
+    assert field[0].message.startswith("ConfigMap z at /data: ") and field[0].message.endswith(" (kubeconform)")
+    found = [f for f in found if f not in field]
     assert sorted((f.file, f.line, f.column, f.rule, f.message, f.fix) for f in found) == [
         ("overlays/x/cm.yaml", 2, 1, "object-schema", "ConfigMap x: error while parsing: missing 'apiVersion' key (kubeconform)",
          "fix the resource"),

@@ -110,3 +110,26 @@ def test_in_process_labels_are_every_transformers_pairs_as_strings():
     (doc,), _ = load_documents("kind: Kustomization\nlabels:\n  - pairs: {a: x, n: 1}\n  - pairs: {b: y}\n  - {}\n",
                                "k.yaml")
     assert inprocess.labels(doc) == {"a": "x", "n": "1", "b": "y"}
+
+
+def test_a_results_identity_names_each_binary_by_path_size_and_time(monkeypatch, tmp_path):
+    """The cache key of a validated overlay: a binary that changes (or goes) invalidates what it found."""
+    from pathlib import Path
+
+    real = Path(tools.__file__).resolve().parents[2] / "bin" / "kubeconform"
+    st = real.stat()
+    monkeypatch.setenv("GENGPU_KUBECONFORM", str(real))
+    monkeypatch.setenv("GENGPU_KUSTOMIZE", str(tmp_path / "none"))
+    assert tools.identity("kustomize", "kubeconform") == f"kustomize: missing\n{real}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def test_binaries_are_found_in_the_working_folders_bin_before_the_checkouts(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    monkeypatch.delenv("GENGPU_KUSTOMIZE", raising=False)
+    checkout = Path(tools.__file__).resolve().parents[2] / "bin" / "kustomize"
+    monkeypatch.chdir(tmp_path)
+    assert tools.find("kustomize").argv == (str(checkout),)  # an editable install's own bin/
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "kustomize").symlink_to(checkout)
+    assert tools.find("kustomize").argv == (str(tmp_path / "bin" / "kustomize"),)

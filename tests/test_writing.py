@@ -484,6 +484,19 @@ def test_a_build_killed_in_process_at_any_step_ends_all_done_or_not_started(scen
         journal = work / ".cache" / writing.JOURNAL
         journaled = journal.is_file()
         committed = journaled and json.loads(journal.read_text()).get("state") == "commit"
+        if journaled:  # the journal names what the build made and will do, relative to the repository
+            data = json.loads(journal.read_text())
+            assert data["state"] in ("prepare", "commit")
+            assert data["created"] == [".cache", "overlays/a/new", "overlays/a/new/deep", "overlays/b"]
+            assert sorted(map(tuple, data["renames"])) == [
+                ("overlays/a/.kustomization.yaml" + writing.TMP_SUFFIX, "overlays/a/kustomization.yaml"),
+                ("overlays/a/new/deep/.verify.sh" + writing.TMP_SUFFIX, "overlays/a/new/deep/verify.sh"),
+                ("overlays/b/.kustomization.yaml" + writing.TMP_SUFFIX, "overlays/b/kustomization.yaml")]
+            if committed:
+                assert sorted(data["deletes"]) == ["overlays/a/components/mig/patch.yaml", "overlays/a/old.yaml",
+                                                   "overlays/c/kustomization.yaml"]
+                assert data["folders"] == ["overlays/c"]
+                assert data["prune"] == ["overlays/a/components/mig", "overlays/a/components"]  # innermost first
         notes = writing.recover(work, work / ".cache")
         if committed:
             assert notes == ["finished the writes of an interrupted build"]
@@ -610,3 +623,33 @@ def test_a_plan_never_writes_through_what_is_not_a_regular_file_or_folder_and_le
     assert plan.missing == ["k.yaml"] and plan.extra == ["old.yaml"]  # a live overlay drops an older gengpu's file
     orphan = writing.plan_orphan(tmp_path, "o")
     assert ("old.yaml", "written by an older gengpu, which recorded no digest") in orphan.kept and orphan.extra == []
+
+
+
+@pytest.mark.parametrize("where, message", [
+    ("_write_new", "cannot write overlays/b/x: No space left on device; nothing was changed"),
+    ("_redo", "cannot finish writing (overlays/b/x: No space left on device); the next `gengpu build` finishes it"),
+])
+def test_a_write_that_fails_says_what_it_left(scene, tmp_path, monkeypatch, where, message):
+    """A failure before the commit point rolls everything back; after it, the next build finishes the work."""
+    import shutil
+
+    from gengpu.findings import UsageError
+
+    root, before, after = scene
+    work = tmp_path / "w"
+    shutil.copytree(root, work)
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device", "overlays/b/x")
+
+    monkeypatch.setattr(writing, where, full)
+    with pytest.raises(UsageError) as raised:
+        writing.apply(_second_build(work), work, work / ".cache")
+    assert str(raised.value) == message
+    monkeypatch.undo()
+    if where == "_write_new":
+        assert _tree(work) == before
+    else:
+        assert writing.recover(work, work / ".cache") == ["finished the writes of an interrupted build"]
+        assert _tree(work) == after

@@ -17,7 +17,10 @@ def test_json_pointers_unescape_and_index():
     assert render._json_pointer("/spec/template/spec/containers/12/name") == (
         "spec", "template", "spec", "containers", 12, "name")
     assert render._json_pointer("/XPU/X") == ("XPU", "X")  # only the slashes around it are stripped
-    # and back, as findings show a path: ~ and / escaped as RFC 6901 says
+
+
+def test_a_path_is_shown_as_a_json_pointer():
+    # as findings show a path: ~ and / escaped as RFC 6901 says
     assert render._pointer(("metadata", "annotations", "a/b~c", 0)) == "/metadata/annotations/a~1b~0c/0"
 
 

@@ -384,3 +384,23 @@ def test_a_resource_kubeconform_rejects_without_a_field_is_a_finding_at_its_sour
          "fix the resource"),
         ("overlays/x/kustomization.yaml", 1, 1, "object-schema", "Secret s: error while parsing: missing 'apiVersion' key (kubeconform)",
          "fix the resource")]
+
+
+@pytest.mark.parametrize("engine", ["gengpu", "kubeconform"])
+def test_plain_manifests_are_each_checked_at_their_own_file(tmp_path, engine):
+    """The Argo CD root objects are plain files no kustomization lists: every file's problems are found, at its own
+    file and line, whichever engine checks them."""
+    from gengpu.checking.rules import RULES
+    from gengpu.rendering import render
+
+    (tmp_path / "b.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata: 5\n")
+    (tmp_path / "c.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata:\n  name: c\ncolour: blue\n")
+    names = ["b.yaml", "c.yaml", "missing.yaml"]
+    if engine == "gengpu":
+        (tmp_path / "a.yaml").write_text("kind: [x\n")
+        names.insert(0, "a.yaml")
+    found = render.check_manifests(tmp_path, "argocd", names, RULES, "1.33", engine)
+    assert [(f.file, f.line, f.rule) for f in found] == ([("argocd/a.yaml", 2, "yaml-syntax")] if engine == "gengpu"
+                                                          else []) + [
+        ("argocd/b.yaml", 5, "object-schema"), ("argocd/c.yaml", 5, "object-schema")]
+    assert found[-1].message.startswith("Secret c at /colour: ") and found[-1].fix == "remove or rename the field"

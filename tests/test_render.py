@@ -404,3 +404,39 @@ def test_plain_manifests_are_each_checked_at_their_own_file(tmp_path, engine):
                                                           else []) + [
         ("argocd/b.yaml", 5, "object-schema"), ("argocd/c.yaml", 5, "object-schema")]
     assert found[-1].message.startswith("Secret c at /colour: ") and found[-1].fix == "remove or rename the field"
+
+
+def test_the_cache_folder_follows_gengpus_variable_then_xdg_then_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENGPU_CACHE_DIR", str(tmp_path / "mine"))
+    assert k8s_schemas.cache_root() == tmp_path / "mine"
+    monkeypatch.delenv("GENGPU_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert k8s_schemas.cache_root() == tmp_path / "xdg" / "gengpu"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert k8s_schemas.cache_root() == tmp_path / "home" / ".cache" / "gengpu"
+
+
+def test_a_schema_folder_another_process_finished_first_is_used_as_it_is(tmp_path, monkeypatch):
+    """Two validations building the same schema folder at once: the second's rename fails and the first's folder
+    stands; a rename that fails with no finished folder there is an error. Only the package's object schemas are
+    copied (not all.json), and no half-built folder is left."""
+    monkeypatch.setenv("GENGPU_CACHE_DIR", str(tmp_path))
+    first = k8s_schemas.schema_dir("1.31")
+    assert not (first / "all.json").exists() and (first / "_definitions.json").is_file()
+    (first / "_definitions.json").rename(tmp_path / "defs.json")  # as if the first build had not finished
+
+    def failing(self, target):
+        raise OSError(39, "Directory not empty", str(target))
+
+    monkeypatch.setattr(Path, "rename", failing)
+    with pytest.raises(OSError):
+        k8s_schemas.schema_dir("1.31")
+
+    def other_finishes(self, target):
+        (tmp_path / "defs.json").replace(Path(target) / "_definitions.json")  # the other build ends just now
+        raise OSError(39, "Directory not empty", str(target))
+
+    monkeypatch.setattr(Path, "rename", other_finishes)
+    assert k8s_schemas.schema_dir("1.31") == first and (first / "_definitions.json").is_file()
+    assert not [p for p in first.parent.iterdir() if p.name.startswith(".")]

@@ -440,3 +440,19 @@ def test_a_schema_folder_another_process_finished_first_is_used_as_it_is(tmp_pat
     monkeypatch.setattr(Path, "rename", other_finishes)
     assert k8s_schemas.schema_dir("1.31") == first and (first / "_definitions.json").is_file()
     assert not [p for p in first.parent.iterdir() if p.name.startswith(".")]
+
+
+def test_a_resource_from_outside_the_overlay_folder_is_reported_at_its_kustomization(run, tmp_path):
+    """kustomize's output names no source file; gengpu finds a resource's file among the overlay's own. One taken
+    from elsewhere (../shared) is reported at the kustomization that brings it in, line 1."""
+    (tmp_path / "overlays" / "x").mkdir(parents=True)
+    (tmp_path / "overlays" / "shared").mkdir()
+    (tmp_path / "overlays" / "shared" / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata: 5\n")
+    (tmp_path / "overlays" / "shared" / "kustomization.yaml").write_text("resources:\n  - cm.yaml\n")
+    (tmp_path / "overlays" / "x" / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../shared\n")
+    report = json.loads(run("validate", "overlays/x", "--output", "json", cwd=tmp_path).stdout)
+    assert [(f["file"], f["line"], f["column"], f["rule"]) for f in report["findings"]] == [
+        ("overlays/x/kustomization.yaml", 1, 1, "object-schema")]
+    assert report["findings"][0]["message"].startswith("ConfigMap shared at /data: ")

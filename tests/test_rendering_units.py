@@ -136,3 +136,33 @@ def test_binaries_are_found_in_the_working_folders_bin_before_the_checkouts(monk
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "kustomize").symlink_to(checkout)
     assert tools.find("kustomize").argv == (str(tmp_path / "bin" / "kustomize"),)
+
+
+def test_a_tool_is_found_by_its_variable_its_bin_folders_path_or_kubectl_and_keeps_its_name(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    from gengpu.findings import UsageError
+
+    plain = tmp_path / "plain"
+    plain.write_text("not a program\n")  # a file, but not executable
+    monkeypatch.setenv("GENGPU_KUSTOMIZE", str(plain))
+    with pytest.raises(UsageError, match="GENGPU_KUSTOMIZE=.* is not an executable file"):
+        tools.find("kustomize")
+    monkeypatch.delenv("GENGPU_KUSTOMIZE")
+    real = Path(tools.__file__).resolve().parents[2] / "bin" / "kustomize"
+    monkeypatch.setenv("GENGPU_KUSTOMIZE", str(real))
+    assert tools.find("kustomize") == tools.Tool("kustomize", (str(real),))
+    monkeypatch.delenv("GENGPU_KUSTOMIZE")
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "kustomize").write_text("not executable\n")
+    path_dir = tmp_path / "path"
+    path_dir.mkdir()
+    monkeypatch.setattr(tools, "_bin_dirs", lambda: [folder])
+    monkeypatch.setenv("PATH", str(path_dir))
+    (path_dir / "kubectl").symlink_to(real)  # any executable named kubectl
+    assert tools.find("kustomize") == tools.Tool("kustomize", (str(path_dir / "kubectl"), "kustomize"))
+    with pytest.raises(UsageError, match="kubeconform not found"):
+        tools.find("kubeconform")  # kubectl stands in for kustomize only
+    (path_dir / "kustomize").symlink_to(real)
+    assert tools.find("kustomize") == tools.Tool("kustomize", (str(path_dir / "kustomize"),))

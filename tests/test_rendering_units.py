@@ -166,3 +166,21 @@ def test_a_tool_is_found_by_its_variable_its_bin_folders_path_or_kubectl_and_kee
         tools.find("kubeconform")  # kubectl stands in for kustomize only
     (path_dir / "kustomize").symlink_to(real)
     assert tools.find("kustomize") == tools.Tool("kustomize", (str(path_dir / "kustomize"),))
+
+
+def test_kubeconform_errors_missing_a_message_or_a_path_keep_what_they_have():
+    assert render._leaf_errors("", [{"path": "/a"}]) == [("/a", "")]
+    # errors that stop at a $ref and a message without leaves: the errors as they are
+    assert render._leaf_errors("no leaves here", [{"msg": "validation failed"}]) == [("", "validation failed")]
+    assert render._leaf_errors("no leaves here", [{"path": "/b", "msg": "validation failed"}, {"path": "/c"}]) == [
+        ("/b", "validation failed"), ("/c", "")]
+
+
+def test_a_kubernetes_version_without_schemas_names_the_versions_there_are():
+    from gengpu.findings import UsageError
+    from gengpu.rendering import k8s_schemas
+
+    with pytest.raises(UsageError) as raised:
+        k8s_schemas.schema_dir("1.2")
+    assert str(raised.value) == ("no Kubernetes schemas for 1.2 in kubernetes-validate (it has 1.25 to 1.37); change "
+                                 "spec.kubernetesVersion")

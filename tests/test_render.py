@@ -399,7 +399,8 @@ def test_plain_manifests_are_each_checked_at_their_own_file(tmp_path, engine):
     if engine == "gengpu":
         (tmp_path / "a.yaml").write_text("kind: [x\n")
         names.insert(0, "a.yaml")
-    found = render.check_manifests(tmp_path, "argocd", names, RULES, "1.33", engine)
+    # kubeconform checks files concurrently and reports them in any order; reports sort findings
+    found = sorted(render.check_manifests(tmp_path, "argocd", names, RULES, "1.33", engine), key=lambda f: f.file)
     assert [(f.file, f.line, f.rule) for f in found] == ([("argocd/a.yaml", 2, "yaml-syntax")] if engine == "gengpu"
                                                           else []) + [
         ("argocd/b.yaml", 5, "object-schema"), ("argocd/c.yaml", 5, "object-schema")]

@@ -278,7 +278,8 @@ def test_spot_capacity_on_a_platform_without_spot_comes_from_the_platform_table(
 ])
 def test_monitoring_modes_by_platform(run, tmp_path, platform, mode, fires):
     """Managed Service for Prometheus exists on GKE only; on Autopilot the privileged dcgm-exporter cannot run."""
-    text = edit(("platform: eks", f"platform: {platform}"), ("  argocd:\n", f"  monitoring:\n    mode: {mode}\n  argocd:\n"))
+    text = edit(("platform: eks", f"platform: {platform}"),
+                ("  argocd:\n", f"  monitoring:\n    mode: {mode}\n  argocd:\n"))
     assert ("monitoring-platform-mismatch" in messages(run, tmp_path, text)) == fires
 
 

@@ -18,9 +18,8 @@ def check(subject, ctx=None):
                       "launches nothing from it")
         elif bad:
             yield Hit(REQUIREMENTS + (i, "values", values.index(bad[0])),
-                      f"{subject.label}: {', '.join(bad)} "
-                      + (f"is not a value of {req['key']} ({', '.join(known)}); Karpenter drops it" if len(bad) == 1
-                         else f"are not values of {req['key']} ({', '.join(known)}); Karpenter drops them"))
+                      f"{subject.label}: {', '.join(bad)} {'is not a value' if len(bad) == 1 else 'are not values'} "
+                      f"of {req['key']} ({', '.join(known)}); Karpenter drops {'it' if len(bad) == 1 else 'them'}")
 
 
 RULE = Rule(

@@ -56,6 +56,7 @@ class PoolPlan:
     quota: dict[str, int] = field(default_factory=dict)  # quota name -> amount needed at the limit
     quota_unit: str = ""
     caps: dict[str, int] = field(default_factory=dict)  # node shape -> GPUs the limit allows of it
+    slices: tuple[Slice, ...] = ()  # what one GPU is sold as
 
     # Every pool gengpu writes scales to zero nodes (Karpenter, auto-provisioning, --min-nodes 0 scripts).
     gpus_min = 0
@@ -81,9 +82,19 @@ class PoolPlan:
         hourly = self.hourly_at_limit(capacity)
         return (hourly[0] * HOURS_PER_MONTH, hourly[1] * HOURS_PER_MONTH) if hourly else None
 
-    def per_slice_hour(self, capacity: str) -> tuple[float, float] | None:
+    @property
+    def uniform(self) -> bool:
+        """Every slice of a GPU costs the same."""
+        return len({round(sl.share, 9) for sl in self.slices}) <= 1
+
+    def per_slice_hour(self, capacity: str, piece: Slice | None = None) -> tuple[float, float] | None:
+        """The hourly price of one slice (of the given kind; None: the pool's one kind, or None for unlike ones)."""
         per = self.per_gpu_hour(capacity)
-        return (per[0] / self.slices_per_gpu, per[1] / self.slices_per_gpu) if per else None
+        if piece is None:
+            if not self.uniform:
+                return None
+            piece = self.slices[0] if self.slices else Slice("GPU", 1, 1.0)
+        return (per[0] * piece.share, per[1] * piece.share) if per else None
 
     @property
     def sources(self) -> list[str]:
@@ -141,13 +152,32 @@ def _node(profile: Profile, pool: NodePool, name: str, gpus: int, attached: bool
     return Node(name, gpus, _vcpus(profile, name), on_demand, spot, tuple(sorted(sources)))
 
 
-def slices_per_gpu(pool: NodePool) -> int:
+@dataclass(frozen=True)
+class Slice:
+    """One kind of share of a GPU that pods of the pool ask for, and the part of the GPU's price it carries."""
+
+    name: str
+    per_gpu: int
+    share: float
+
+
+def slices(pool: NodePool) -> tuple[Slice, ...]:
+    """What one GPU of the pool is sold as. A MIG device carries its compute slices' part of the GPU ('3g' is 3 of
+    the GPU's 7): unlike devices cost unlike amounts. A DRA pool's claim gets a whole GPU, whatever clients share
+    it (sharing.replicas splits the claim, not the GPU between pods)."""
     s = pool.sharing
-    if s.mode in ("time-slicing", "mps") and s.replicas:
-        return s.replicas
-    if s.mode == "mig":
-        return max(1, sum(mig_layout(pool).values()))
-    return 1
+    if s.mode in ("time-slicing", "mps") and s.replicas and not pool.dra:
+        return (Slice("slice", s.replicas, 1 / s.replicas),)
+    layout = mig_layout(pool) if s.mode == "mig" else {}
+    if layout:
+        units = {name: int(name.split("g", 1)[0]) if name.split("g", 1)[0].isdigit() else 1 for name in layout}
+        total = sum(units[name] * count for name, count in layout.items())
+        return tuple(Slice(name, count, units[name] / total) for name, count in layout.items())
+    return (Slice("claim" if pool.dra else "GPU", 1, 1.0),)
+
+
+def slices_per_gpu(pool: NodePool) -> int:
+    return sum(sl.per_gpu for sl in slices(pool))
 
 
 def _bound(profile: Profile, pool: NodePool, types) -> tuple[int | None, str, dict[str, int]]:
@@ -214,7 +244,7 @@ def plan_pool(profile: Profile, pool: NodePool, priced: bool = True) -> PoolPlan
     gpus_max, bound, caps = _bound(profile, pool, types)
     plan = PoolPlan(profile.name, pool.name, profile.platform, profile.region, pool.gpu_id or "+".join(pool.gpus),
                     pool.capacity_types, pool.provisioner, gpus_max, bound, slices_per_gpu(pool), nodes, unpriced,
-                    caps=caps)
+                    caps=caps, slices=slices(pool))
     for capacity in pool.capacity_types:
         need, unit = _quota(profile, plan, capacity)
         plan.quota.update(need)

@@ -16,22 +16,77 @@ def table():
     return yaml.safe_load((REPO / "gengpu" / "data" / "prices-documented.yaml").read_text())
 
 
-def test_a_gke_pool_is_priced_host_plus_gpus_from_the_transcribed_catalog(repo, run):
-    """gke-dra's L4 pool: 4 nodes of g2-standard-8 in us-central1, each the catalog's host row plus one L4."""
-    gke = table()["gke"]["prices"]
-    host, l4 = gke["g2-standard-8"]["us-central1"][0], gke["accelerator:L4"]["us-central1"][0]
+def test_a_gke_machine_is_priced_whole_from_the_cloud_billing_catalog(repo, run):
+    """gke-dra's L4 pool: 4 nodes of g2-standard-8 in us-central1, each at the machine's price derived from the
+    Cloud Billing Catalog (vCPUs, memory and the L4 together). A DRA claim gets a whole GPU, so a slice of this
+    time-sliced DRA pool costs a GPU: its 2 replicas are clients of one claim, not pods per GPU."""
+    od, spot = (round(x, 5) for x in table()["gkeBilling"]["prices"]["g2-standard-8"]["us-central1"])  # as synced
     report = json.loads(run("plan", "profiles/gke-dra.yaml", "--output", "json").output)
     pool = next(p for p in report["pools"] if p["pool"] == "l4-shared")
     assert pool["gpus"] == {"min": 0, "max": 4, "boundBy": "limits.nodes"}
-    assert pool["nodeShapes"][0]["onDemandPerHour"] == round(host + l4, 5)
-    assert pool["monthlyAtLimit"]["on-demand"] == {"low": round(4 * (host + l4) * 730, 4),
-                                                   "high": round(4 * (host + l4) * 730, 4)}
-    assert pool["perSliceHour"]["on-demand"]["low"] == round((host + l4) / 2, 4)  # 2 clients per GPU
+    assert (pool["nodeShapes"][0]["onDemandPerHour"], pool["nodeShapes"][0]["spotPerHour"]) == (od, spot)
+    assert pool["monthlyAtLimit"]["on-demand"] == {"low": round(4 * od * 730, 4), "high": round(4 * od * 730, 4)}
+    assert pool["slicesPerGpu"] == 1 and pool["perSliceHour"]["on-demand"]["low"] == round(od, 4)
     assert pool["quota"] == {"unit": "GPUs", "needed": {"NVIDIA_L4_GPUS": 4}}
-    assert set(report["sources"]) == {"skypilot-gcp"} and report["sources"]["skypilot-gcp"]["commit"] == \
-        table()["gke"]["source"]["commit"]
+    assert set(report["sources"]) == {"cloud-billing-gcp"} and report["sources"]["cloud-billing-gcp"]["commit"] == \
+        table()["gkeBilling"]["source"]["commit"]
     mig = next(p for p in report["pools"] if p["pool"] == "a100-mig")
     assert mig["slicesPerGpu"] == 7  # all-1g.5gb on an A100 40GB
+
+
+def test_unlike_mig_slices_are_priced_by_their_compute_share(repo, run):
+    """eks-h100-mig splits each H100 into 3g.40gb + 2g.20gb + 2 x 1g.10gb: 7 compute slices. A 3g device carries
+    3/7 of the GPU's price, a 1g device 1/7; no average over unlike devices."""
+    report = json.loads(run("plan", "profiles/eks-h100-mig.yaml", "--output", "json").output)
+    pool = report["pools"][0]
+    per_gpu = pool["perGpuHour"]["on-demand"]["low"]
+    shares = {sl["name"]: (sl["perGpu"], sl["shareOfGpu"], sl["perHour"]["on-demand"]["low"]) for sl in pool["slices"]}
+    assert shares == {"3g.40gb": (1, round(3 / 7, 4), round(per_gpu * 3 / 7, 4)),
+                      "2g.20gb": (1, round(2 / 7, 4), round(per_gpu * 2 / 7, 4)),
+                      "1g.10gb": (2, round(1 / 7, 4), round(per_gpu / 7, 4))}
+    assert pool["perSliceHour"]["on-demand"] is None  # unlike slices have no one price
+    out = run("plan", "profiles/eks-h100-mig.yaml").output
+    assert (f"  per slice-hour: on-demand 3g.40gb ${per_gpu * 3 / 7:,.2f}, 2g.20gb ${per_gpu * 2 / 7:,.2f}, "
+            f"1g.10gb ${per_gpu / 7:,.2f} (1 x 3g.40gb + 1 x 2g.20gb + 2 x 1g.10gb/GPU)\n") in out
+
+
+def test_gke_accelerator_optimized_machines_cost_what_the_billing_catalog_says():
+    """The SkyPilot sum priced a3-highgpu-8g at 43.07 USD/h in us-central1 (a discounted H100 SKU, 4.20 per
+    GPU-hour); the Cloud Billing Catalog's machine price, GPUs and bundled local SSD included, is 88.49. Every GKE
+    machine type the billing source covers is priced from it, in no region from the SkyPilot sum."""
+    prices = yaml.safe_load((REPO / "gengpu" / "data" / "prices.yaml").read_text())["gke"]
+    billing = table()["gkeBilling"]["prices"]
+    assert prices["a3-highgpu-8g"]["us-central1"]["onDemand"] == 88.49
+    assert prices["a3-highgpu-8g"]["us-central1"]["onDemandFrom"] == "cloud-billing-gcp"
+    for name, regions in prices.items():
+        if name in billing:
+            assert set(regions) <= set(billing[name]), name
+            assert {row["onDemandFrom"] for row in regions.values()} == {"cloud-billing-gcp"}, name
+
+
+def test_a_spot_price_is_never_the_on_demand_price():
+    """SkyPilot's catalogs repeat the on-demand price where a region has no spot offer (p4d.24xlarge in ap-south-1):
+    such a figure is not a spot price, and plan would show on-demand as spot."""
+    prices = yaml.safe_load((REPO / "gengpu" / "data" / "prices.yaml").read_text())
+    eks = table()["eks"]["prices"]["p4d.24xlarge"]["ap-south-1"]
+    assert eks[0] == eks[1]  # the source row
+    assert "spot" not in prices["eks"]["p4d.24xlarge"]["ap-south-1"]
+    for cloud in ("eks", "aks", "gke"):
+        for name, regions in prices[cloud].items():
+            for region, row in regions.items():
+                if "spot" in row and "onDemand" in row:
+                    assert row["spot"] < row["onDemand"], (cloud, name, region)
+
+
+def test_aks_spot_is_priced(repo, run):
+    """A spot AKS pool gets a spot price from the pinned Azure catalog, not an empty column."""
+    spot = table()["aksSpot"]["prices"]["Standard_NC4as_T4_v3"]["eastus"]
+    text = (repo / "profiles" / "aks-t4-timeslicing.yaml").read_text()
+    (repo / "profiles" / "aks-t4-timeslicing.yaml").write_text(
+        text.replace("      capacityTypes: [on-demand]\n", "      capacityTypes: [spot]\n", 1))
+    report = json.loads(run("plan", "profiles/aks-t4-timeslicing.yaml", "--output", "json").output)
+    assert report["pools"][0]["nodeShapes"][0]["spotPerHour"] == round(spot, 5)
+    assert "catalog-azure-spot" in report["sources"]
 
 
 def test_quota_sums_over_the_fleet_per_region(repo, run):

@@ -32,6 +32,14 @@ def _unbounded(plan: PoolPlan) -> str:
     return "unbounded: set limits.gpus or limits.nodes"
 
 
+def _slices(plan: PoolPlan, caps: list[str]) -> str:
+    """Price per slice-hour: one figure per capacity, or per slice kind where a GPU's slices are unlike (MIG)."""
+    if plan.uniform:
+        return "; ".join(f"{c} {_range(plan.per_slice_hour(c))}" for c in caps) + f" ({plan.slices_per_gpu}/GPU)"
+    return "; ".join(f"{c} " + ", ".join(f"{sl.name} {_range(plan.per_slice_hour(c, sl))}" for sl in plan.slices)
+                     for c in caps) + " (" + " + ".join(f"{sl.per_gpu} x {sl.name}" for sl in plan.slices) + "/GPU)"
+
+
 def _pool_json(plan: PoolPlan) -> dict:
     def pair(p):
         return None if p is None else {"low": round(p[0], 4), "high": round(p[1], 4)}
@@ -41,6 +49,9 @@ def _pool_json(plan: PoolPlan) -> dict:
         "gpu": plan.gpu, "capacityTypes": list(plan.capacity),
         "gpus": {"min": plan.gpus_min, "max": plan.gpus_max, "boundBy": plan.bound},
         "slicesPerGpu": plan.slices_per_gpu,
+        "slices": [{"name": sl.name, "perGpu": sl.per_gpu, "shareOfGpu": round(sl.share, 4),
+                    "perHour": {c: pair(plan.per_slice_hour(c, sl)) for c in ("on-demand", "spot")}}
+                   for sl in plan.slices],
         "nodeShapes": [{"type": n.name, "gpus": n.gpus, "vcpus": n.vcpus, "onDemandPerHour": n.on_demand,
                         "spotPerHour": n.spot, "sources": list(n.sources)} for n in plan.nodes
                        if n.name not in plan.unpriced],
@@ -73,7 +84,7 @@ def render(plans: list[PoolPlan], output: str) -> str:
         rows.append([
             p.cluster, p.pool, p.gpu, _gpus(p) + f" ({p.bound})" * (p.bound != "none"), ", ".join(caps),
             "; ".join(f"{c} {_range(p.per_gpu_hour(c))}" for c in caps),
-            "; ".join(f"{c} {_range(p.per_slice_hour(c))}" for c in caps) + f" ({p.slices_per_gpu}/GPU)",
+            _slices(p, caps),
             "; ".join(f"{c} {_range(p.monthly_at_limit(c))}" for c in caps) if p.gpus_max is not None
             else _unbounded(p),
             "; ".join(f"{n:,} {p.quota_unit} {q}" for q, n in p.quota.items()) or "-",

@@ -67,6 +67,9 @@ def check_subject(subject: Subject, ctx=None, schemas=None, shapeless: bool = Fa
         findings += [f for f in check_object(schemas, subject.doc, subject.data, subject.label, RULES, honoured)
                      if f.rule not in honoured]
     shapeless = shapeless or any(f.is_error for f in findings)
+    if subject.kind == OBJECT and subject.kubernetes_version is None:
+        subject.kubernetes_version = getattr(schemas, "kubernetes_version", None) or \
+            getattr(getattr(ctx, "profile", None), "kubernetes_version", None)
     for rule in rules_for(subject.kind):
         if rule.id in honoured:
             continue

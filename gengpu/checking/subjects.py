@@ -33,6 +33,7 @@ class Subject:
     host: str | None = None  # embedded configs: what holds them (ConfigMap, Helm values)
     chart: str | None = None  # Helm values: whose chart (gpu-operator, nvidia-device-plugin)
     outer: Document | None = None  # embedded configs: the document of the file that holds them
+    kubernetes_version: str | None = None  # objects: the Kubernetes release they are checked for
 
     @property
     def in_configmap(self) -> bool:

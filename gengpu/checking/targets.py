@@ -6,6 +6,7 @@ MIG_PARTED_CONFIG = "mig-parted-config"
 GPU_CLIENTS = "gpu-clients"
 MIG_PARTED_HOOKS = "mig-parted-hooks"
 CLUSTER_POLICY = "clusterpolicy"
+NVIDIA_DRIVER = "nvidiadriver"  # the GPU Operator's NVIDIADriver custom resource
 WORKLOAD = "workload"
 OBJECT = "object"  # any Kubernetes object: its schema, its API version
 KARPENTER_NODEPOOL = "karpenter-nodepool"
@@ -20,6 +21,7 @@ QUOTA = "quota"  # ResourceQuota, nos ElasticQuota, KAI Queue, Kueue ClusterQueu
 HELM_VALUES = "helm-values"  # a values file of NVIDIA's gpu-operator or nvidia-device-plugin chart
 OVERLAY = "overlay"  # cross-file checks over every document of a validate run
 
-TARGETS = (PROFILE, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, GPU_CLIENTS, MIG_PARTED_HOOKS, CLUSTER_POLICY, WORKLOAD,
+TARGETS = (PROFILE, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, GPU_CLIENTS, MIG_PARTED_HOOKS, CLUSTER_POLICY, NVIDIA_DRIVER,
+           WORKLOAD,
            OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, KARPENTER_NODEOVERLAY, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, DRA, METRICS, QUOTA, GPU_STACK,
            HELM_VALUES, OVERLAY)

@@ -31,6 +31,7 @@ from gengpu.checking.targets import (  # noqa: F401  (rule modules import their 
     METRICS,
     MIG_PARTED_CONFIG,
     MIG_PARTED_HOOKS,
+    NVIDIA_DRIVER,
     OBJECT,
     OVERLAY,
     PROFILE,

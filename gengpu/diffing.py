@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from gengpu import disruption
 from gengpu.compiling.yamltext import dump_sorted
 from gengpu.findings import UsageError
 from gengpu.rendering import render
@@ -126,9 +127,27 @@ def _changes(base: str, before: dict, after: dict) -> dict[str, dict]:
     return report
 
 
-def compare(base: str, overlays_dir: str = "overlays") -> tuple[dict[str, dict], dict[str, dict]]:
-    """(what changes per cluster, the change in GPUs, maximum monthly spend and quota at the pools' limits), base
-    to working tree; the base's overlays, Applications and profiles come from one `git archive`."""
+def _disruption(before: dict, after: dict) -> dict[str, dict]:
+    """cluster -> {disruptions, manual}: what applying the merge disrupts on each cluster that exists on both
+    sides (a new cluster has nothing running yet; a removed one is pruned whole)."""
+    out = {}
+    for cluster in sorted(set(before) & set(after)):
+        old = {k: _strip(v) for k, v in before[cluster].items()}
+        new = {k: _strip(v) for k, v in after[cluster].items()}
+        found, manual = disruption.disruptions(old, new), disruption.manual(old, new)
+        if found or manual:
+            out[cluster] = {"disruptions": found, "manual": manual}
+    return out
+
+
+def _strip(item):
+    return "".join(_text(item)) if isinstance(item, str) else item
+
+
+def compare(base: str, overlays_dir: str = "overlays") -> tuple[dict[str, dict], dict[str, dict], dict[str, dict]]:
+    """(what changes per cluster, the change in GPUs, maximum monthly spend and quota at the pools' limits, what the
+    change disrupts per cluster), base to working tree; the base's overlays, Applications and profiles come from
+    one `git archive`."""
     from gengpu.pipeline import DEFAULT_PROFILES
     from gengpu.reporting import plan as plan_report
 
@@ -136,8 +155,29 @@ def compare(base: str, overlays_dir: str = "overlays") -> tuple[dict[str, dict],
     with tempfile.TemporaryDirectory(prefix="gengpu-diff-") as tmp:
         _export(base, root, [overlays_dir, "argocd", DEFAULT_PROFILES], Path(tmp))
         before, plans_before = _objects(Path(tmp), overlays_dir), _plans(Path(tmp), overlays_dir)
-    report = _changes(base, before, _objects(root, overlays_dir))
-    return report, plan_report.spend_delta(plans_before, _plans(root, overlays_dir))
+    after = _objects(root, overlays_dir)
+    report = _changes(base, before, after)
+    return report, plan_report.spend_delta(plans_before, _plans(root, overlays_dir)), _disruption(before, after)
+
+
+def _disruption_lines(found: dict[str, dict], markdown: bool) -> list[str]:
+    if not found:
+        return ["## Disruption" if markdown else "Disruption:", "",
+                "None: nothing here restarts, evicts or replaces what GPU workloads run on.", ""]
+    out = ["## Disruption" if markdown else "Disruption (what applying this merge restarts, evicts or replaces):", ""]
+    for cluster, entry in found.items():
+        for d in entry["disruptions"]:
+            if markdown:
+                out.append(f"- **{cluster}**: {d['what']}. Nodes: {d['nodes']}. {d['effect'][0].upper()}"
+                           f"{d['effect'][1:]}.")
+            else:
+                out += [f"  {cluster}: {d['what']}", f"    nodes: {d['nodes']}", f"    effect: {d['effect']}"]
+        for script in entry["manual"]:
+            line = f"{script} changed: Argo CD does not run it; the existing node pool keeps its old settings " \
+                   "until you create a new pool with it and move the workloads"
+            out.append(f"- **{cluster}**: {line}." if markdown else f"  {cluster}: {line}")
+    out.append("")
+    return out
 
 
 _MARK = {"added": " (new)", "removed": " (removed)", "changed": ""}
@@ -148,14 +188,16 @@ def diff(base: str, overlays_dir: str = "overlays", output: str = "text") -> tup
     """The report (text, markdown or json), and whether anything changes."""
     from gengpu.reporting import plan as plan_report
 
-    report, delta = compare(base, overlays_dir)
+    report, delta, disrupted = compare(base, overlays_dir)
     if output == "json":
         import json
 
-        return json.dumps({"base": base, "clusters": report, "spend": delta}, indent=2) + "\n", bool(report)
+        return json.dumps({"base": base, "clusters": report, "spend": delta, "disruption": disrupted},
+                          indent=2) + "\n", bool(report)
     if not report:
         return f"No changes against {base}.\n", False
-    out = plan_report.delta_lines(delta, output == "markdown")
+    out = _disruption_lines(disrupted, output == "markdown")
+    out += plan_report.delta_lines(delta, output == "markdown")
     for cluster, entry in report.items():
         state = {"added": " (new cluster)", "removed": " (removed cluster)", "changed": ""}[entry["state"]]
         out += [f"## {cluster}{state}", ""]

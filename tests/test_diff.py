@@ -35,8 +35,17 @@ def test_diff_shows_each_clusters_changes(history, run):
     result = run("diff", "--base", "HEAD~1", "--exit-code")
     assert result.exit_code == 1
     out = result.output
-    assert "GPU spend" not in out  # no limit changed, and the removed cluster's pool had none
-    assert out.startswith("## eks-l4-mps\n\n~ Application argocd/gpu-eks-l4-mps\n")
+    # no GPU limit changed, and the removed cluster's pool had none: no spend lines. The MPS clients change restarts
+    # the device plugin of the pool's nodes; the operator's version changes no driver on EKS (the AMI has it).
+    assert "GPU spend" not in out
+    assert out.startswith(
+        "Disruption (what applying this merge restarts, evicts or replaces):\n\n"
+        "  eks-l4-mps: device-plugin config l4-mps: mps (nvidia.com/gpu x4), MIG strategy none -> mps (nvidia.com/gpu "
+        "x6), MIG strategy none\n"
+        "    nodes: every node labelled nvidia.com/device-plugin.config=l4-mps\n"
+        "    effect: the device plugin restarts and advertises the new resources; running pods keep their devices, "
+        "pods asking for a resource the nodes no longer advertise stay Pending\n\n"
+        "## eks-l4-mps\n\n~ Application argocd/gpu-eks-l4-mps\n")
     assert "    -    targetRevision: v26.7.0\n    +    targetRevision: v26.3.0\n" in out
     assert "~ ConfigMap gpu-operator/gengpu-device-plugin-config\n" in out
     assert "    -          replicas: 4\n    +          replicas: 6\n" in out
@@ -81,9 +90,19 @@ def test_adding_a_mig_pool_shows_every_file_it_changes(history, run):
     assert run("build").exit_code == 0
     result = run("diff", "--base", "HEAD")
     out = result.output
-    # the new pool has no limits: the spend lines say so before the resources
-    assert out.startswith("GPU spend and quota at the limits (estimates):\n\n  eks-spot-ondemand: no GPU change, "
-                          "up to +$0.00/month (a pool is now unbounded)\n")
+    # The MIG strategy is the cluster's: every device plugin restarts with it. The new pool has no limits: the spend
+    # lines say so before the resources.
+    restart = ("    nodes: every node labelled nvidia.com/device-plugin.config={}\n    effect: the device plugin "
+               "restarts and advertises the new resources; running pods keep their devices, pods asking for a "
+               "resource the nodes no longer advertise stay Pending\n")
+    assert out.startswith(
+        "Disruption (what applying this merge restarts, evicts or replaces):\n\n"
+        "  eks-spot-ondemand: device-plugin config default: no sharing, MIG strategy none -> no sharing, MIG strategy "
+        "mixed\n" + restart.format("default") +
+        "  eks-spot-ondemand: device-plugin config gpu: no sharing, MIG strategy none -> no sharing, MIG strategy "
+        "mixed\n" + restart.format("gpu") + "\n"
+        "GPU spend and quota at the limits (estimates):\n\n  eks-spot-ondemand: no GPU change, "
+        "up to +$0.00/month (a pool is now unbounded)\n")
     assert "~ file gpu-operator-values.yaml\n" in out
     assert "    -  strategy: none\n    +  strategy: mixed\n" in out
     assert "    +  - name: WITH_REBOOT\n    +    value: 'true'\n" in out
@@ -113,10 +132,66 @@ def test_a_raised_limit_shows_the_gpus_spend_and_quota_it_adds(history, run):
                        .replace("L-DB2E81BA: 64", "L-DB2E81BA: 512"))
     assert run("build").exit_code == 0
     out = run("diff", "--base", "HEAD").output
-    assert out.startswith("GPU spend and quota at the limits (estimates):\n\n"
+    assert out.startswith("Disruption:\n\nNone: nothing here restarts, evicts or replaces what GPU workloads run "
+                          "on.\n\nGPU spend and quota at the limits (estimates):\n\n"
                           f"  eks-l4-mps: +56 L4, up to +${expected:,.0f}/month; quota us-east-1 Running On-Demand G "
                           "and VT instances (L-DB2E81BA) +448\n\nEstimates from list prices")
     spend = json.loads(run("diff", "--base", "HEAD", "--output", "json").output)["spend"]["eks-l4-mps"]
     assert spend["gpus"] == {"L4": 56} and spend["maxMonthly"]["change"] == round(expected, 2)
     markdown = run("diff", "--base", "HEAD", "--output", "markdown").output
-    assert markdown.startswith("## GPU spend and quota at the limits (estimates)\n\n- **eks-l4-mps**: +56 L4")
+    assert markdown.startswith("## Disruption\n\nNone: nothing here restarts, evicts or replaces what GPU workloads run "
+                               "on.\n\n## GPU spend and quota at the limits (estimates)\n\n- **eks-l4-mps**: +56 L4")
+
+
+def test_disruption_names_repartitions_node_replacements_driver_upgrades_and_scripts(history, run):
+    """Four merges that disrupt a running cluster, each named with the nodes it touches: a new MIG layout
+    (re-partition), an instance family less (Karpenter drift replaces the pool's nodes), a driver version the operator
+    installs (node-by-node reload), and a changed node pool script (not applied by Argo CD at all)."""
+    def edit(name, old, new):
+        path = history / "profiles" / name
+        text = path.read_text()
+        assert old in text
+        path.write_text(text.replace(old, new))
+
+    edit("eks-h100-mig.yaml", "            2g.20gb: 1\n            1g.10gb: 2\n", "            1g.10gb: 4\n")
+    edit("eks-spot-ondemand.yaml", "instanceTypes: [p3, ", "instanceTypes: [")
+    edit("aks-t4-timeslicing.yaml", "    driver: preinstalled\n", "    driver: operator\n")
+    assert run("build").exit_code == 0
+    subprocess.run(["git", "add", "-A"], cwd=history, check=True)
+    subprocess.run(["git", "commit", "-qm", "driver by the operator"], cwd=history, check=True)
+    edit("aks-t4-timeslicing.yaml", "    driver: operator\n", "    driver: operator\n    driverVersion: 580.95.05\n")
+    assert run("build").exit_code == 0
+    report = json.loads(run("diff", "--base", "HEAD~1", "--output", "json").output)["disruption"]
+    assert {cluster: [d["kind"] for d in entry["disruptions"]] for cluster, entry in report.items()} == {
+        "aks-t4-timeslicing": [],
+        "eks-h100-mig": ["mig-repartition"],
+        "eks-spot-ondemand": ["node-replacement"],
+    }
+    assert report["aks-t4-timeslicing"]["manual"] == ["aks-nodepool-t4-shared.sh"]
+    assert report["eks-h100-mig"]["disruptions"][0]["nodes"] == "every node labelled nvidia.com/mig.config=h100-mig"
+    assert report["eks-spot-ondemand"]["disruptions"][0]["what"] == "NodePool gpu: its node template changed"
+    # against the commit where the operator already installed the driver, only its version changes
+    out = run("diff", "--base", "HEAD").output
+    assert out.startswith(
+        "Disruption (what applying this merge restarts, evicts or replaces):\n\n"
+        "  aks-t4-timeslicing: driver version the chart default -> 580.95.05\n"
+        "    nodes: every GPU node whose driver the GPU Operator installs\n"
+        "    effect: the upgrade controller reloads the driver node by node (driver.upgradePolicy), deleting each "
+        "node's GPU pods first\n\n")
+    markdown = run("diff", "--base", "HEAD~1", "--output", "markdown").output
+    assert "- **eks-h100-mig**: MIG config h100-mig changed. Nodes: every node labelled nvidia.com/mig.config=" \
+           "h100-mig. The MIG manager re-partitions their GPUs" in markdown
+
+
+def test_a_dra_pools_new_mig_layout_says_to_restart_the_dra_kubelet_plugin(history, run):
+    """gke-dra's A100 DRA pool goes from seven 1g.5gb devices to three 2g.10gb: the MIG manager re-partitions the
+    pool's nodes, and the DRA kubelet plugin, which lists MIG devices only when it starts, must be restarted."""
+    profile = history / "profiles" / "gke-dra.yaml"
+    profile.write_text(profile.read_text().replace("preset: all-1g.5gb", "preset: all-2g.10gb"))
+    assert run("build").exit_code == 0
+    report = json.loads(run("diff", "--base", "HEAD", "--output", "json").output)["disruption"]
+    [found] = report["gke-dra"]["disruptions"]
+    assert (found["kind"], found["pool"]) == ("mig-repartition", "a100-mig")
+    assert found["effect"].endswith("; the DRA kubelet plugin lists MIG devices only when it starts, so restart its "
+                                    "pods on those nodes (label nvidia-dra-driver-gpu-component=kubelet-plugin) once "
+                                    "nvidia.com/mig.config.state is success")

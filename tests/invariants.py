@@ -17,6 +17,9 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 KUSTOMIZE = str(REPO / "bin" / "kustomize")
 SHARED = ("time-slicing", "mps")
+# Taints the platforms put on spot nodes themselves (AKS: every spot node pool; GKE: spot nodes it creates).
+PLATFORM_SPOT_TAINTS = {"aks": {"key": "kubernetes.azure.com/scalesetpriority", "value": "spot", "effect": "NoSchedule"},
+                        "gke": {"key": "cloud.google.com/gke-spot", "value": "true", "effect": "NoSchedule"}}
 
 
 class Checks:
@@ -77,6 +80,67 @@ def _script_flags(path: Path) -> dict[str, str]:
     return {k: " ".join(v) for k, v in flags.items()}
 
 
+def _chart_defaults() -> dict:
+    return yaml.safe_load((REPO / "gengpu" / "data" / "charts" / "nvidia-dra-driver-gpu-v25.12.0.yaml").read_text())
+
+
+def _coalesce(default, given):
+    """Helm's values merge (helm pkg/chartutil/coalesce.go): maps merge, lists and scalars replace, null deletes."""
+    if isinstance(default, dict) and isinstance(given, dict):
+        out = dict(default)
+        for key, value in given.items():
+            if value is None:
+                out.pop(key, None)
+            else:
+                out[key] = _coalesce(default.get(key), value)
+        return out
+    return given
+
+
+def _matches(expression: dict, labels: dict) -> bool:
+    op, key, values = expression["operator"], expression["key"], expression.get("values") or []
+    if op == "In":
+        return labels.get(key) in values
+    if op == "NotIn":
+        return labels.get(key) not in values
+    if op == "Exists":
+        return key in labels
+    if op == "DoesNotExist":
+        return key not in labels
+    raise ValueError(op)
+
+
+def _plugin_lands(values: dict, labels: dict) -> bool:
+    """The chart's kubelet plugin DaemonSet, with the chart's defaults under gengpu's values, schedules on a node
+    with these labels: its nodeSelector holds and one of its required node affinity terms matches."""
+    plugin = _coalesce(_chart_defaults()["kubeletPlugin"], values.get("kubeletPlugin") or {})
+    if any(labels.get(k) != v for k, v in (plugin.get("nodeSelector") or {}).items()):
+        return False
+    required = (((plugin.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    terms = required.get("nodeSelectorTerms")
+    return not terms or any(all(_matches(e, labels) for e in t.get("matchExpressions", [])) for t in terms)
+
+
+def _check_limits(name: str, pool: dict, limits: dict, platform: str, c: Checks) -> None:
+    """A Karpenter pool's limits admit the GPUs the profile promises (limits.gpus) and at least one node, counted
+    as Karpenter counts them: each resource over the nodes' capacity, which on a shared or MIG pool is slots."""
+    pname, gpus = pool["name"], pool["limits"]["gpus"]
+    per_gpu = {"nvidia.com/gpu": 1, **_advertised(pool)}
+    per_node = _gpus_per_node(pool)
+    for resource, n in per_gpu.items():
+        c.that(int(limits.get(resource, -1)) == gpus * n,
+               f"{name}/{pname}: NodePool limit {resource} admits {gpus} GPUs ({n} per GPU)")
+        if per_node:
+            c.that(int(limits.get(resource, 0)) >= per_node * n, f"{name}/{pname}: NodePool limit {resource} admits "
+                   "one node")
+    if "nodes" in limits:
+        c.that(int(limits["nodes"]) >= 1, f"{name}/{pname}: NodePool node limit admits one node")
+        if per_node and platform != "eks" and per_gpu["nvidia.com/gpu"] > 1:
+            c.that(int(limits["nodes"]) * per_node <= gpus, f"{name}/{pname}: node limit keeps starting nodes within "
+                   f"{gpus} GPUs")
+
+
 def _check_dra_pool(overlay: Path, name: str, pool: dict, operator: bool, c: Checks) -> None:
     """A DRA pool: no device-plugin key, nodes kept from the device plugin, one claim template per slice type."""
     pname = pool["name"]
@@ -95,11 +159,26 @@ def _check_dra_pool(overlay: Path, name: str, pool: dict, operator: bool, c: Che
     if script is not None:
         raw = _script_flags(script).get("--labels") or _script_flags(script).get("--node-labels") or ""
         labels = dict(kv.split("=", 1) for kv in re.split(r"[ ,]", raw) if "=" in kv)
-        selector = values["kubeletPlugin"]["nodeSelector"]
-        c.that(all(labels.get(k) == v for k, v in selector.items()), f"{name}/{pname}: DRA plugin runs on the pool")
-        if operator:
-            c.that(labels.get("nvidia.com/gpu.deploy.device-plugin") == "false",
-                   f"{name}/{pname}: operator's device plugin kept off")
+    else:  # an EKS managed node group: the labels docs/overlays.md tells its owner to give it
+        labels = {"gengpu.dev/pool": pname, "nvidia.com/dra-kubelet-plugin": "true",
+                  **({"nvidia.com/gpu.deploy.device-plugin": "false"} if operator else {})}
+    if script is not None and script.name.startswith("gke-"):
+        # GKE's DRA setup: its driver install off, none of its own sharing; Google's installer brings the driver
+        accelerator = _script_flags(script).get("--accelerator", "")
+        c.that("gpu-driver-version=disabled" in accelerator and "gpu-sharing-strategy" not in accelerator
+               and "gpu-partition-size" not in accelerator, f"{name}/{pname}: GKE DRA pool without GKE's driver")
+        app = yaml.safe_load((overlay.parent.parent / "argocd" / "applications" / f"{name}.yaml").read_text())
+        c.that(any("nvidia-driver-installer" in str(s.get("path", "")) for s in app["spec"]["sources"]),
+               f"{name}/{pname}: Google's driver installer syncs with the cluster")
+    if mode == "mig":  # what the MIG manager writes once the layout is made
+        labels = {**labels, "nvidia.com/mig.config.state": "success"}
+    c.that(_plugin_lands(values, labels), f"{name}/{pname}: DRA kubelet plugin can land on the pool's nodes")
+    if mode == "mig":
+        c.that(not _plugin_lands(values, {**labels, "nvidia.com/mig.config.state": "pending"}),
+               f"{name}/{pname}: DRA kubelet plugin waits for the MIG layout")
+    if operator:
+        c.that(labels.get("nvidia.com/gpu.deploy.device-plugin") == "false",
+               f"{name}/{pname}: operator's device plugin kept off")
     layout = (sharing.get("mig") or {}).get("layout") or {}
     wanted = {f"{pname}-{p}": "mig.nvidia.com" for p in layout} if mode == "mig" and layout else \
         {} if mode == "mig" else {pname: "gpu.nvidia.com"}
@@ -182,8 +261,7 @@ def check(repo: Path, name: str, c: Checks) -> None:
                 labels = nodepool["spec"]["template"]["metadata"]["labels"]
                 node_taints = nodepool["spec"]["template"]["spec"].get("taints", [])
                 if "limits" in pool and "gpus" in pool["limits"]:
-                    c.that(str(nodepool["spec"]["limits"].get("nvidia.com/gpu")) == str(pool["limits"]["gpus"]),
-                           f"{name}/{pname}: NodePool GPU limit")
+                    _check_limits(name, pool, nodepool["spec"]["limits"], platform, c)
         elif platform == "gke" and provisioner == "node-auto-provisioning":
             cc = next((d for d in by_kind.get("ComputeClass", []) if d["metadata"]["name"] == pname), None)
             c.that(cc is not None, f"{name}/{pname}: ComputeClass")
@@ -242,3 +320,25 @@ def check(repo: Path, name: str, c: Checks) -> None:
     # 6. Argo CD: the cluster's Application syncs this overlay
     app = yaml.safe_load((repo / "argocd" / "applications" / f"{name}.yaml").read_text())
     c.that(any(s.get("path") == f"overlays/{name}" for s in app["spec"]["sources"]), f"{name}: Application")
+
+    # 7. every DaemonSet gengpu deploys reaches every GPU node: the GPU Operator's operands and NFD's worker, and the
+    # DRA kubelet plugin on DRA pools, tolerate the pools' taints and those the platform puts on spot nodes itself
+    values_file = overlay / "gpu-operator-values.yaml"
+    operator_values = _docs(values_file.read_text())[0] if values_file.exists() else None
+    dra_file = overlay / "dra-driver-values.yaml"
+    dra_values = _docs(dra_file.read_text())[0] if dra_file.exists() else None
+    for pool in spec["nodePools"]:
+        pname = pool["name"]
+        taints = list(pool.get("taints", [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]
+                                     if platform != "gke-autopilot" else []))
+        if "spot" in pool.get("capacityTypes", []) and platform in PLATFORM_SPOT_TAINTS:
+            taints.append(PLATFORM_SPOT_TAINTS[platform])
+        daemonsets = []
+        if operator_values is not None:
+            daemonsets += [("operator operands", operator_values["daemonsets"]["tolerations"]),
+                           ("NFD worker", operator_values["node-feature-discovery"]["worker"]["tolerations"])]
+        if dra_values is not None and pool.get("allocation") == "dra":
+            daemonsets.append(("DRA kubelet plugin", dra_values["kubeletPlugin"]["tolerations"]))
+        for what, tolerations in daemonsets:
+            for t in taints:
+                c.that(_tolerates(tolerations, t), f"{name}/{pname}: {what} tolerate {t['key']}")

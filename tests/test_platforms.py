@@ -42,7 +42,8 @@ def test_eks_classic_spot_pool():
     assert spec["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]
     assert spec["template"]["metadata"]["labels"] == {"gengpu.dev/pool": "gpu", "nvidia.com/device-plugin.config": "gpu"}
     assert spec["limits"] == {"cpu": "500"}
-    assert spec["disruption"] == {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s"}
+    assert spec["disruption"] == {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s",
+                                  "budgets": [{"nodes": "1", "reasons": ["Drifted", "Underutilized"]}]}
     assert spec["template"]["spec"]["nodeClassRef"] == {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
                                                         "name": "gpu"}
     nodeclass, = by_kind(OVERLAYS / "eks-spot-ondemand" / "nodepool-gpu.yaml", "EC2NodeClass")
@@ -169,8 +170,10 @@ def test_placement_on_aks(tmp_path):
 def test_placement_on_gke_standard(tmp_path):
     spec = _app_overlay(tmp_path, "gke-a100-spot/components/a100-spot", count=1)
     assert spec["nodeSelector"] == {"cloud.google.com/compute-class": "a100-spot"}
+    # the pool's own taint (nvidia.com/gpu=present) and the one GKE puts on GPU nodes (nvidia.com/gpu, any value)
+    # make one toleration of any value; GKE's spot taint is tolerated on a spot pool
     assert spec["tolerations"] == [
-        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
         {"key": "cloud.google.com/gke-spot", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]
 
 
@@ -295,7 +298,8 @@ def test_import_classic_provisioner_keeps_its_meaning(repo, run):
     assert ours["spec"] == classic["spec"]
     assert req(ours)["karpenter.sh/capacity-type"] == ["spot", "on-demand"]
     assert req(ours)["topology.kubernetes.io/zone"] == ["ap-south-1a", "ap-south-1b"]
-    assert ours["spec"]["disruption"] == {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s"}
+    assert ours["spec"]["disruption"] == {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s",
+                                          "budgets": [{"nodes": "1", "reasons": ["Drifted", "Underutilized"]}]}
     assert ours["spec"]["limits"] == {"cpu": "500"}
 
 

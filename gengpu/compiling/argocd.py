@@ -65,15 +65,16 @@ def _dra_source(profile: Profile) -> dict:
 
 
 def driver_installer(profile: Profile) -> dict | None:
-    """The source that installs Google's NVIDIA driver on GKE nodes run by the GPU Operator.
+    """The source that installs Google's NVIDIA driver on GKE nodes run by the GPU Operator or the DRA driver.
 
-    One owner of the driver per GKE path: managed pools are created with GKE's driver disabled, so this installer
-    (pinned) installs it; auto-provisioned pools get GKE's own driver from their ComputeClass (driverVersion), and
-    the installer skips their nodes (they carry cloud.google.com/gke-gpu-driver-version). Only managed pools need it.
+    One owner of the driver per GKE path: managed pools are created with GKE's driver disabled (with the GPU
+    Operator, and for DRA pools, which GKE's own driver install does not support), so this installer (pinned)
+    installs it; auto-provisioned pools get GKE's own driver from their ComputeClass (driverVersion), and the
+    installer skips their nodes (they carry cloud.google.com/gke-gpu-driver-version). Only managed pools need it.
     """
-    if profile.platform != "gke" or not profile.operator.enabled or profile.owns("driver"):
+    if profile.platform != "gke" or (profile.operator.enabled and profile.owns("driver")):
         return None
-    if not any(pool.provisioner == "managed" for pool in profile.node_pools):
+    if not any(pool.provisioner == "managed" and (profile.operator.enabled or pool.dra) for pool in profile.node_pools):
         return None
     pinned = catalog.software()["gkeDriverInstaller"]
     image = profile.gke.get("imageType", "COS").lower()

@@ -29,6 +29,7 @@ CONFIG_API = "resource.nvidia.com/v1beta1"
 DRIVER_ROOT_OPERATOR = "/run/nvidia/driver"  # the GPU Operator's driver container
 DRIVER_ROOT_GKE = "/home/kubernetes/bin/nvidia"  # GKE's driver and Google's installer
 DRIVER_ROOT_HOST = "/"  # a node image with the driver installed (EKS AL2023/Bottlerocket NVIDIA, AKS)
+MIG_STATE_LABEL = "nvidia.com/mig.config.state"  # the MIG manager's: pending, rebooting, success or failed
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,28 @@ def driver_root(profile: Profile) -> str:
     return DRIVER_ROOT_GKE if profile.platform == "gke" else DRIVER_ROOT_HOST
 
 
+def _term(pools: list[NodePool], *more: dict) -> dict:
+    return {"matchExpressions": [
+        {"key": nodes.DRA_PLUGIN_LABEL, "operator": "In", "values": ["true"]},
+        {"key": nodes.POOL_LABEL, "operator": "In", "values": sorted(p.name for p in pools)}, *more]}
+
+
+def kubelet_plugin_affinity(profile: Profile) -> dict:
+    """Where the kubelet plugin may start: a DRA pool's node, and on a MIG pool only once the MIG manager has made
+    the pool's layout.
+
+    The chart's default affinity (values.yaml at v25.12.0) wants an NFD label or nvidia.com/gpu.present=true, which
+    a node without the GPU Operator does not have: these terms replace its list (Helm replaces lists). The plugin
+    lists MIG devices once, when it starts (cmd/gpu-kubelet-plugin/nvlib.go): started before the MIG manager has
+    finished, it would publish the whole GPU or nothing, so MIG pools wait for nvidia.com/mig.config.state=success.
+    """
+    mig = [p for p in profile.dra_pools if p.sharing.mode == "mig"]
+    whole = [p for p in profile.dra_pools if p.sharing.mode != "mig"]
+    terms = ([_term(whole)] if whole else []) + \
+        ([_term(mig, {"key": MIG_STATE_LABEL, "operator": "In", "values": ["success"]})] if mig else [])
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+
+
 def helm_values(profile: Profile) -> dict:
     """Values for the nvidia-dra-driver-gpu chart: GPU allocation on, only on the DRA pools' nodes."""
     tolerations = nodes.unique_tolerations(t for pool in profile.dra_pools for t in nodes.tolerations(profile, pool))
@@ -105,5 +128,6 @@ def helm_values(profile: Profile) -> dict:
         "resourceApiVersion": API,
         "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
         "featureGates": {gate: True for gate in sorted(dra_feature_gates(profile))},
-        "kubeletPlugin": {"nodeSelector": {nodes.DRA_PLUGIN_LABEL: "true"}, "tolerations": tolerations},
+        "kubeletPlugin": {"nodeSelector": {nodes.DRA_PLUGIN_LABEL: "true"}, "affinity": kubelet_plugin_affinity(profile),
+                          "tolerations": tolerations},
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gengpu import catalog
 from gengpu.model import NodePool, Profile, Taint
 
 POOL_LABEL = "gengpu.dev/pool"
@@ -16,11 +17,6 @@ DRA_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"
 # The GPU Operator keeps a state label that is already set (controllers/state_manager.go, addGPUStateLabels), and its
 # device plugin DaemonSet selects "true": "false" keeps the plugin off a node whose GPUs the DRA driver hands out.
 OPERATOR_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
-# Taints the platform itself puts on spot nodes.
-SPOT_TAINTS = {
-    "aks": Taint("kubernetes.azure.com/scalesetpriority", "NoSchedule", "spot"),
-    "gke": Taint("cloud.google.com/gke-spot", "NoSchedule", "true"),
-}
 
 
 def node_labels(profile: Profile, pool: NodePool) -> dict:
@@ -56,13 +52,15 @@ def unique_tolerations(tolerations) -> list[dict]:
     return out
 
 
-def spot_taints(profile: Profile, pool: NodePool) -> list[Taint]:
-    taint = SPOT_TAINTS.get(profile.platform)
-    return [taint] if taint and "spot" in pool.capacity_types else []
+def platform_taints(profile: Profile, pool: NodePool) -> list[Taint]:
+    """Taints the platform puts on the pool's nodes by itself (platforms.yaml automaticTaints)."""
+    return [Taint(t["key"], t["effect"], t.get("value"))
+            for t in catalog.platforms()[profile.platform].get("automaticTaints", [])
+            if t["when"] == "gpu" or (t["when"] == "spot" and "spot" in pool.capacity_types)]
 
 
 def tolerations(profile: Profile, pool: NodePool) -> list[dict]:
-    return [t.toleration() for t in (*pool.taints, *spot_taints(profile, pool))]
+    return unique_tolerations(t.toleration() for t in (*pool.taints, *platform_taints(profile, pool)))
 
 
 def taint_dicts(pool: NodePool) -> list[dict]:

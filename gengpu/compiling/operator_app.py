@@ -19,9 +19,23 @@ _NFD_BASE_TOLERATIONS = [
 ]
 
 
+# How the operator's upgrade controller replaces the driver (chart values driver.upgradePolicy), written out so a
+# review sees it: one node at a time, GPU pods deleted and the node drained before the kernel modules reload, and
+# never more than a quarter of the GPU nodes unavailable ("GPU Driver Upgrades", NVIDIA GPU Operator docs).
+UPGRADE_POLICY = {
+    "autoUpgrade": True,
+    "maxParallelUpgrades": 1,
+    "maxUnavailable": "25%",
+    "gpuPodDeletion": {"force": False, "timeoutSeconds": 300, "deleteEmptyDir": False},
+    "drain": {"enable": True, "force": False, "timeoutSeconds": 300, "deleteEmptyDir": False},
+}
+
+
 def pool_tolerations(profile: Profile) -> list[dict]:
-    """Every taint of every GPU pool, once, so each operand DaemonSet reaches every GPU node."""
-    return nodes.unique_tolerations(t.toleration() for pool in profile.node_pools for t in pool.taints)
+    """Every taint of every GPU pool, once, so each operand DaemonSet reaches every GPU node: the pools' own and
+    those the platform puts on their spot nodes (AKS taints every spot node; without the toleration a spot pool
+    gets no driver, device plugin or NFD worker)."""
+    return nodes.unique_tolerations(t for pool in profile.node_pools for t in nodes.tolerations(profile, pool))
 
 
 def _merge(base: dict, extra: dict) -> dict:
@@ -41,6 +55,8 @@ def helm_values(profile: Profile) -> dict:
     }
     if profile.owns("driver") and profile.operator.driver_version:
         values["driver"]["version"] = profile.operator.driver_version
+    if profile.owns("driver"):
+        values["driver"]["upgradePolicy"] = UPGRADE_POLICY
     platform = catalog.platforms()[profile.platform]
     # The platform's settings span chart versions (cdi.default went in v25.10.0): keep those this chart has.
     chart = charts.for_version("gpu-operator", profile.operator.version)

@@ -77,7 +77,14 @@ def tolerations(profile: Profile, pool: NodePool) -> list[dict]:
     by_key: dict[str, list] = {}
     for t in nodes.tolerations(profile, pool):
         by_key.setdefault(t["key"], []).append(t)
-    return [same[0] if len(same) == 1 else {"key": key, "operator": "Exists"} for key, same in by_key.items()]
+    out = []
+    for key, same in by_key.items():
+        effects = {t.get("effect") for t in same}
+        if len(same) == 1:
+            out.append(same[0])
+        else:  # any value of the key; its one effect, or every effect
+            out.append({"key": key, "operator": "Exists", **({"effect": effects.pop()} if len(effects) == 1 else {})})
+    return out
 
 
 def gpu_count(profile: Profile, pool: NodePool) -> int:

@@ -21,24 +21,47 @@ def _capacity(pool: NodePool) -> list[str]:
     return sorted(pool.capacity_types, key=lambda c: c != "spot")
 
 
-def _limits(pool: NodePool) -> dict:
+def _limits(profile: Profile, pool: NodePool) -> dict:
+    """Karpenter limits. Karpenter counts a resource over its nodes' capacity: the instance type's (with the
+    NodeOverlay's corrections) until a node initialises, then what the node reports. A shared or MIG pool's node
+    reports slots, not GPUs, so limits.gpus GPUs become that many GPUs' worth of each resource the pool advertises;
+    nvidia.com/gpu stays at limits.gpus where the pool does not advertise it (the instance type's count, before the
+    device plugin renames or partitions the GPUs)."""
     limits = {}
     if "cpu" in pool.limits:
         limits["cpu"] = str(pool.limits["cpu"])
     if "memoryGiB" in pool.limits:
         limits["memory"] = f"{pool.limits['memoryGiB']}Gi"
     if "gpus" in pool.limits:
-        limits["nvidia.com/gpu"] = str(pool.limits["gpus"])
-    if "nodes" in pool.limits:
-        limits["nodes"] = str(pool.limits["nodes"])
+        gpus = pool.limits["gpus"]
+        limits["nvidia.com/gpu"] = str(gpus)
+        for resource, per_gpu in shared_capacity(profile, pool, 1).items():
+            limits[resource] = str(gpus * int(per_gpu))
+    nodes_max = pool.limits.get("nodes")
+    counts = gpu_counts(profile, pool)
+    if "gpus" in pool.limits and profile.platform != "eks" and len(counts) == 1 and \
+            "nvidia.com/gpu" in shared_capacity(profile, pool, 1):
+        # No NodeOverlay tells Karpenter a starting node's slots: until it initialises it counts as its GPUs, so
+        # a burst could launch replicas times the limit. A node limit holds at every stage.
+        by_gpus = pool.limits["gpus"] // counts[0]
+        nodes_max = by_gpus if nodes_max is None else min(nodes_max, by_gpus)
+    if nodes_max is not None:
+        limits["nodes"] = str(nodes_max)
     return limits
 
 
+# Karpenter replaces a drifted node (its template changed) or consolidates an underused one within the budgets:
+# one GPU node at a time, so a merge never takes a pool's whole capacity at once. Empty nodes have no budget here
+# (no reason listed): they go as soon as consolidateAfter allows.
+DISRUPTION_BUDGETS = [{"nodes": "1", "reasons": ["Drifted", "Underutilized"]}]
+
+
 def _disruption(pool: NodePool) -> dict:
-    return {"consolidationPolicy": pool.consolidation_policy, "consolidateAfter": pool.consolidate_after}
+    return {"consolidationPolicy": pool.consolidation_policy, "consolidateAfter": pool.consolidate_after,
+            "budgets": DISRUPTION_BUDGETS}
 
 
-def _nodepool(name: str, labels: dict, class_ref: dict, requirements: list, pool: NodePool) -> dict:
+def _nodepool(profile: Profile, name: str, labels: dict, class_ref: dict, requirements: list, pool: NodePool) -> dict:
     spec = {
         "template": {
             "metadata": {"labels": labels},
@@ -52,8 +75,8 @@ def _nodepool(name: str, labels: dict, class_ref: dict, requirements: list, pool
     }
     if pool.taints:
         spec["template"]["spec"]["taints"] = nodes.taint_dicts(pool)
-    if _limits(pool):
-        spec["limits"] = _limits(pool)
+    if _limits(profile, pool):
+        spec["limits"] = _limits(profile, pool)
     if pool.weight:
         spec["weight"] = pool.weight
     return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
@@ -98,7 +121,7 @@ def eks_karpenter(profile: Profile, pool: NodePool) -> list[dict]:
     requirements.append(_req("kubernetes.io/arch", arches or ["amd64"]))
     if profile.zones:
         requirements.append(_req("topology.kubernetes.io/zone", profile.zones))
-    nodepool = _nodepool(pool.name, nodes.node_labels(profile, pool),
+    nodepool = _nodepool(profile, pool.name, nodes.node_labels(profile, pool),
                          {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": pool.name}, requirements, pool)
     discovery = [{"tags": {"karpenter.sh/discovery": cluster}}]
     nodeclass = {
@@ -145,7 +168,7 @@ def aks_node_auto_provisioning(profile: Profile, pool: NodePool) -> list[dict]:
     ]
     if profile.zones:
         requirements.append(_req("topology.kubernetes.io/zone", [f"{profile.region}-{z}" for z in profile.zones]))
-    nodepool = _nodepool(pool.name, nodes.node_labels(profile, pool),
+    nodepool = _nodepool(profile, pool.name, nodes.node_labels(profile, pool),
                          {"group": "karpenter.azure.com", "kind": "AKSNodeClass", "name": pool.name}, requirements, pool)
     nodeclass = {
         "apiVersion": "karpenter.azure.com/v1beta1",
@@ -210,8 +233,10 @@ def gke_accelerator_flag(profile: Profile, pool: NodePool, machine: str) -> str:
     spec = catalog.instance_type(profile.platform, machine) or {}
     parts = [f"type={catalog.gke_accelerator(pool.gpu_id, machine) or pool.gpus[0]}",
              f"count={pool.gpus_per_node or spec.get('gpus', 1)}"]
-    if profile.operator.enabled:
-        # The operator's device plugin replaces GKE's; Google's driver installer comes with the Application.
+    if profile.operator.enabled or pool.dra:
+        # The operator's device plugin, or NVIDIA's DRA driver, replaces GKE's; Google's driver installer comes with
+        # the Application. GKE's DRA setup requires its driver disabled and rules out its time-sharing, MPS and
+        # multi-instance GPUs ("Prepare GKE infrastructure for DRA workloads"): sharing is the DRA driver's.
         parts.append("gpu-driver-version=disabled")
         return ",".join(parts)
     parts.append("gpu-driver-version=default")

@@ -1,11 +1,14 @@
+from gengpu import catalog
 from gengpu.checking.rules._pods import tolerates
 from gengpu.checking.rules.base import OVERLAY, Hit, Rule
 from gengpu.checking.subjects import dig
 from gengpu.model import Taint
 
 POOL = "gengpu.dev/pool"
-# Taints platforms put on spot nodes themselves: a placement may tolerate them though no provisioner lists them.
-PLATFORM_TAINTS = {("kubernetes.azure.com/scalesetpriority", "spot"), ("cloud.google.com/gke-spot", "true")}
+# Taints platforms put on nodes themselves (platforms.yaml automaticTaints): a placement may tolerate them though
+# no provisioner lists them.
+PLATFORM_TAINTS = {(t["key"], t.get("value")) for platform in catalog.platforms().values()
+                   for t in platform.get("automaticTaints", [])}
 
 
 def _provisioned(docs):

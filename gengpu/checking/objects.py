@@ -83,6 +83,29 @@ class Schemas:
         return jsonschema_rs.validator_for(schema, validate_formats=False)
 
 
+def documented(group: str, version: str, kind: str) -> dict | None:
+    """For a kind whose schema is a dump of what one cluster served (schemas/documented/: no upstream publishes the
+    CRD), what it is and the date it was served; None for a schema from an upstream CRD."""
+    path = schemas_path() / "documented" / schema_name(group, version, kind)
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8")).get("x-gengpu-documented")
+
+
+def unknown_field(rules, file: str, at: tuple[int, int], label: str, pointer: str, field: str, marked: dict | None,
+                  engine: str = "") -> Finding:
+    """An unknown field: an error against an upstream schema, a warning against a documented one (the platform
+    may have added the field since the day its schema was read)."""
+    if marked:
+        rule = rules["object-field-undocumented"]
+        return Finding(file, *at, rule.severity, rule.id,
+                       f"{label} at {pointer}: unknown field '{field}' in gengpu's schema, {marked['what']} on "
+                       f"{marked['served']}; a newer version may have it{engine}", rule.fix)
+    rule = rules["object-schema"]
+    return Finding(file, *at, rule.severity, rule.id, f"{label} at {pointer}: unknown field '{field}'{engine}",
+                   "remove or rename the field")
+
+
 def _pointer(path) -> str:
     return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
@@ -135,11 +158,15 @@ def check_object(schemas: Schemas, doc, data: dict, label: str, rules, honoured=
                         "checked (GPU rules still run)", rule.fix)]
     rule = rules["object-schema"]
     findings = []
+    marked = documented(group, version, kind)
     for path, message, key in schema_errors(validator, without_nulls(data)):
         line, col = doc.position(path, key=key)
+        if key:
+            findings.append(unknown_field(rules, doc.file, (line, col), label, _pointer(path), path[-1], marked))
+            continue
         findings.append(Finding(doc.file, line, col, rule.severity, rule.id, f"{label} at {_pointer(path)}: {message}",
-                                "remove or rename the field" if key else "fix the field so it matches the schema"))
+                                "fix the field so it matches the schema"))
     name = schema_name(group, version, kind)
-    if not findings and "object-cel" not in honoured and cel.has_rules(name):
+    if not any(f.is_error for f in findings) and "object-cel" not in honoured and cel.has_rules(name):
         findings += cel.findings(doc, doc.file, data, label, name, rules)
     return findings

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 from gengpu.checking import cel
-from gengpu.checking.objects import Schemas, schema_errors, schema_name, without_nulls
+from gengpu.checking.objects import Schemas, documented, schema_errors, schema_name, unknown_field, without_nulls
 from gengpu.headers import VERSION_ANNOTATION
 from gengpu.findings import Finding
 from gengpu.loading import load_documents
@@ -125,12 +125,16 @@ def check_resources(resources: list[Rendered], overlay: Path, display: str, sche
             continue
         rule = rules["object-schema"]
         errors = schema_errors(validator, without_nulls(r.data))
+        marked = documented(group, version, kind)
         for path, message, key in errors:
             file, line, col = _where(r, overlay, display, files, index, path, key)
+            if key:
+                findings.append(unknown_field(rules, file, (line, col), what, _pointer(path), path[-1], marked))
+                continue
             findings.append(Finding(file, line, col, rule.severity, rule.id, f"{what} at {_pointer(path)}: {message}",
-                                    "remove or rename the field" if key else "fix the field so it matches the schema"))
+                                    "fix the field so it matches the schema"))
         schema = schema_name(group, version, kind)
-        if not errors and cel.has_rules(schema):
+        if not (errors and not marked) and cel.has_rules(schema):
             file, _, _ = _where(r, overlay, display, files, index, (), False)
             doc = r.doc if r.doc is not None else (index.get((kind, name)) or (None, None))[1]
             findings += cel.findings(doc, file, r.data, what, schema, rules)
@@ -210,11 +214,14 @@ def kubeconform_check(manifests: str, overlay: Path, display: str, kubernetes_ve
             for field in names:
                 at = path + (field,) if field else path
                 line, col = doc.position(at, key=bool(field)) if doc else (1, 1)
+                if field:
+                    group, _, version = str(res.get("version", "")).rpartition("/")
+                    findings.append(unknown_field(rules, file, (line, col), what, _pointer(at), field,
+                                                  documented(group, version, kind), " (kubeconform)"))
+                    continue
                 findings.append(Finding(file, line, col, rule.severity, rule.id,
-                                        f"{what} at {_pointer(at)}: "
-                                        + (f"unknown field '{field}'" if field else message) + " (kubeconform)",
-                                        "remove or rename the field" if field
-                                        else "fix the field so it matches the schema"))
+                                        f"{what} at {_pointer(at)}: {message} (kubeconform)",
+                                        "fix the field so it matches the schema"))
     return findings
 
 

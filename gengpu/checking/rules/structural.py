@@ -111,6 +111,16 @@ RULES = [
          "(--kubernetes-version, the profile's, or 1.37) and the CRD schemas it ships, strict about unknown fields "
          "as kubectl's default strict validation is. Explicit nulls pass, as the API server accepts them.",
          "kubernetes-validate (Kubernetes OpenAPI); CRDs of schemas/crds/SOURCES.yaml", applies_to=OBJECT),
+    Rule("object-field-undocumented", "warning", "A field the schema gengpu has of a platform's own kind does not "
+         "list: the platform may have added it since, or it is misspelt.",
+         "Check the field against the platform's current reference (GKE: the ComputeClass CRD reference); if it is "
+         "there, nothing is wrong, and the warning goes when gengpu's schema is refreshed.",
+         "Some kinds come from the platform itself, with no CRD published anywhere (GKE's ComputeClass). gengpu's "
+         "schema for them is what a cluster served on a known day, and the platform adds fields between releases "
+         "(ComputeClass gained allocationStrategyDefaults, buffers and taintConfig after it). An unknown field there "
+         "is reported with the date of the schema, as a warning: an error would fail CI on a valid file. Wrong "
+         "types and values stay errors (object-schema).",
+         "schemas/documented/ (scripts/crd-sources.yaml `documented:`)", applies_to=OBJECT),
     Rule("object-no-schema", "info", "A Kubernetes object of a kind gengpu has no schema for: its fields are not "
          "checked.", "Nothing to fix; GPU rules still look at its pod templates. Ask for the CRD to be added to "
          "scripts/crd-sources.yaml.",

@@ -312,6 +312,48 @@ def _configmap(doc: Document, data: dict, name: str, namespace) -> tuple[list[Su
     return subjects, findings
 
 
+def _unescape(segment: str) -> str:
+    return segment.replace("~1", "/").replace("~0", "~")  # JSON pointer (RFC 6901)
+
+
+def _kustomization(doc: Document, data: dict) -> tuple[list[Subject], list[Finding]]:
+    """Device-plugin and mig-parted configs a Kustomization patches into a ConfigMap: a JSON 6902 patch that adds or
+    replaces /data (a mapping of keys) or /data/<key>, or a strategic-merge patch that is a ConfigMap; each config a
+    subject with positions in the kustomization file."""
+    subjects, findings = [], []
+    for field in ("patches", "patchesJson6902"):
+        for i, patch in enumerate(data.get(field) if isinstance(data.get(field), list) else []):
+            if not isinstance(patch, dict) or not isinstance(patch.get("patch"), str):
+                continue
+            target = patch.get("target") if isinstance(patch.get("target"), dict) else {}
+            inner, errors = load_embedded(doc, (field, i, "patch"))
+            if errors or len(inner) != 1:
+                continue
+            body, name = inner[0].data, str(target.get("name", ""))
+            if isinstance(body, dict) and body.get("kind") == "ConfigMap" and isinstance(body.get("data"), dict):
+                more, errs = _configmap(inner[0], body, str(dig(body, "metadata", "name") or name), None)
+                subjects, findings = subjects + more, findings + errs
+                continue
+            if target.get("kind") != "ConfigMap" or not isinstance(body, list):
+                continue
+            meant = ("mig-parted" if "mig" in name else "device-plugin") if _GPU_CONFIGMAP.search(name) else None
+            host = f"Kustomization patch of ConfigMap {name}"
+            for j, op in enumerate(body):
+                if not isinstance(op, dict) or op.get("op") not in ("add", "replace"):
+                    continue
+                path, value = str(op.get("path", "")), op.get("value")
+                places = [((j, "value", k), str(k)) for k, v in value.items() if isinstance(v, str)] \
+                    if path == "/data" and isinstance(value, dict) else \
+                    [((j, "value"), _unescape(path.removeprefix("/data/")))] \
+                    if path.startswith("/data/") and isinstance(value, str) else []
+                for where, key in places:
+                    more, errs = _embedded(inner[0], where, f"{host} key {key}", host, meant, suppressions(data))
+                    subjects, findings = subjects + more, findings + errs
+    for subject in subjects:
+        subject.outer = doc  # held by the kustomization file, through its patch
+    return subjects, findings
+
+
 # Where the charts keep configs as strings (chart values.yaml, documented keys).
 _VALUES_CONFIGS = {
     "gpu-operator": (("devicePlugin", "config", "data"), "device-plugin", ("migManager", "config", "data"), "mig-parted"),
@@ -360,9 +402,12 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
     if target == "configmap" and isinstance(data.get("data"), dict):
         more, findings = _configmap(doc, data, name, namespace)
         return subjects + more, findings
+    if target == "kustomization":
+        more, findings = _kustomization(doc, data)
+        return subjects + more, findings
     if target == T.QUOTA and not _mentions_gpu(data.get("spec")):
         target = None  # a quota that counts no GPUs
-    if target and target not in ("none", "configmap", T.WORKLOAD):
+    if target and target not in ("none", "configmap", "kustomization", T.WORKLOAD):
         subjects.append(Subject(target, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                 why=subjects[0].why))
     if target in (T.WORKLOAD, None):
@@ -376,6 +421,12 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
             subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                     pods=specs, containers=_containers(specs) + loose,
                                     why=f"pod specs at {where} ({how}) ask for GPUs"))
+        elif operator_gpus(data):
+            where = ", ".join(".".join(map(str, p)) for p in operator_gpus(data))
+            subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
+                                    pods=specs, containers=_containers(specs),
+                                    why=f"asks for GPUs in the operator's own resource blocks at {where} "
+                                        "(gengpu's table)"))
         elif specs and components(data):
             subjects.append(Subject(T.GPU_STACK, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                     pods=specs, containers=_containers(specs),
@@ -383,12 +434,22 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
     return subjects, []
 
 
+def operator_gpus(obj: dict) -> list[tuple]:
+    """Where a kind's operator takes a GPU count under its own key `gpu` (the table's `gpus`; NVIDIA Dynamo's
+    resources.limits.gpu, which its operator turns into nvidia.com/gpu): paths of the non-zero ones."""
+    known = entry(obj) if isinstance(obj, dict) else None
+    return [p + ("gpu",) for pattern in (known or {}).get("gpus", []) for p, v in expand(obj, pattern)
+            if v.get("gpu") not in (None, 0, "0", "")]
+
+
 def _mentions_gpu(node, depth: int = 0) -> bool:
     """A GPU resource name anywhere in a quota's spec (hard, min, max, resources ...)."""
     if depth > 8:
         return False
     if isinstance(node, dict):
+        # keys (ResourceQuota hard, ElasticQuota min/max) or a resource's name (Kueue's flavors[].resources[].name)
         return any(GPU_RESOURCE.match(str(k).removeprefix("requests.").removeprefix("limits.")) or str(k) == "gpu"
+                   or (k == "name" and isinstance(v, str) and GPU_RESOURCE.match(v))
                    or _mentions_gpu(v, depth + 1) for k, v in node.items())
     return isinstance(node, list) and any(_mentions_gpu(v, depth + 1) for v in node)
 

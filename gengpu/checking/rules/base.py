@@ -35,6 +35,7 @@ from gengpu.checking.targets import (  # noqa: F401  (rule modules import their 
     OBJECT,
     OVERLAY,
     PROFILE,
+    QUOTA,
     TARGETS,
     WORKLOAD,
 )

@@ -579,10 +579,13 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, br
         region = region or click.prompt("Region", default=scaffolding.REGIONS[platform])
         repo_url = repo_url or click.prompt("Git URL of this repository (as Argo CD reaches it)",
                                             default=scaffolding.Choices.repo_url)
-    default_name = target.resolve().name.lower()
+    from gengpu import names
+
+    if name is not None and names.problem(name, "--name"):
+        raise UsageError(names.problem(name, "--name"))
     choices = scaffolding.Choices(
         platform=platform, gpu=gpu, sharing=sharing or "none", replicas=replicas or 4,
-        name=name or ("".join(ch if ch.isalnum() else "-" for ch in default_name).strip("-") or "gpu-cluster"),
+        name=name or names.slug(target.resolve().name, "gpu-cluster"),
         repo_url=repo_url or scaffolding.Choices.repo_url, region=region,
         branch=branch or scaffolding.git_branch(target), mig_preset=mig_preset, hooks_repo=hooks_repo or scaffolding.DEFAULT_HOOKS_REPO,
         hooks_rev=hooks_rev or scaffolding.DEFAULT_HOOKS_REV)

@@ -51,9 +51,9 @@ class Source:
     @classmethod
     def read(cls, path: Path) -> "Source":
         shown = display(path)
-        if not path.is_file():
+        if not path.exists():
             raise UsageError(f"{shown}: no such file")
-        raw, findings = read_bytes(path, shown)
+        raw, findings = read_bytes(path, shown)  # a FIFO or device is a finding, never read
         return cls(path, shown, raw, None if raw is not None else ([], findings))
 
     @property
@@ -276,6 +276,16 @@ def _built_files(out_dir: Path, name: str) -> tuple[Path, ...]:
 
 def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, full: bool | None = None,
           cache: bool = True, shard: tuple[int, int] | None = None, progress: bool = False) -> BuildResult:
+    """A build that writes holds the repository's lock from its first read to its last write, so two builds never
+    plan on the same tree or write it at once (the second waits, then says who holds it); --check only reads."""
+    if check:
+        return _build(paths, out_dir, check, changed, full, cache, shard, progress)
+    with writing.repository_lock(out_dir.resolve().parent):
+        return _build(paths, out_dir, check, changed, full, cache, shard, progress)
+
+
+def _build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, full: bool | None = None,
+           cache: bool = True, shard: tuple[int, int] | None = None, progress: bool = False) -> BuildResult:
     """full: the paths are every profile of the repository (default: when no paths are given).
 
     A profile is compiled only when it, or the files its build wrote, changed since gengpu last wrote or checked

@@ -2,10 +2,12 @@
 
 import codecs
 import json
+import os
+from pathlib import Path
 
 import pytest
 
-from gengpu.loading import source
+from gengpu.loading import reading, source
 
 POD = """\
 apiVersion: v1
@@ -85,7 +87,7 @@ def test_utf16_with_a_byte_order_mark_is_read(run, tmp_path):
 
 
 def test_a_file_over_the_size_limit_is_refused_before_it_is_parsed(run, tmp_path, monkeypatch):
-    monkeypatch.setattr(source, "MAX_BYTES", 1024 * 1024)
+    monkeypatch.setattr(reading, "MAX_BYTES", 1024 * 1024)
     text = "labels:\n" + "".join(f"  k{i}: v{i}\n" for i in range(100_000))
     assert validate(run, tmp_path, "big.yaml", text) == [
         ("yaml-limit", "1:1", "file is 1 MiB; gengpu reads files up to 1 MiB")]
@@ -263,3 +265,180 @@ def test_a_pool_limited_to_no_nodes_whose_quota_has_no_name_is_judged_not_crashe
     assert result.exit_code == 1, result.output
     assert "internal error" not in result.output
     assert "limits-below-one-node" in result.output
+
+
+def test_a_fifo_is_not_read(run, tmp_path):
+    """A FIFO would block the run until something writes to it; it is named and skipped, the other files checked."""
+    os.mkfifo(tmp_path / "odd.yaml")
+    what = "a FIFO"
+    (tmp_path / "ok.yaml").write_text("version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+                                      "      - name: nvidia.com/gpu\n        replicas: 1\n")
+    result = run("validate", "--output", "json", str(tmp_path / "odd.yaml"), str(tmp_path / "ok.yaml"),
+                 cwd=tmp_path)
+    found = sorted((f["file"].rsplit("/", 1)[-1], f["rule"], f["message"]) for f in json.loads(result.stdout)["findings"])
+    assert found == [
+        ("odd.yaml", "file-unreadable", f"cannot read file: it is {what}, not a regular file"),
+        ("ok.yaml", "sharing-replicas-too-low", "device-plugin-config: sharing.timeSlicing.resources[0].replicas is 1; "
+                                                "the plugin needs 2 or more and refuses the whole config")]
+
+
+def test_an_endless_device_is_read_no_further_than_the_limit(monkeypatch):
+    """/dev/zero is a character device: refused before a byte is read. A regular file that grows without end is
+    read up to the limit and refused."""
+    assert reading.read_bytes(Path("/dev/zero"), "zero")[1][0].message == \
+        "cannot read file: it is a character device, not a regular file"
+    monkeypatch.setattr(reading, "MAX_BYTES", 10)
+    raw, findings = reading.read_bytes(Path(__file__), "me")
+    assert raw is None and [(f.rule, f.message) for f in findings] == [
+        ("yaml-limit", f"file is {Path(__file__).stat().st_size // (1024 * 1024)} MiB; gengpu reads files up to 0 MiB")]
+
+
+PROVISIONER = """\
+apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata:
+  name: gpu
+spec:
+  requirements:
+    - key: karpenter.k8s.aws/instance-family
+      operator: In
+      values: ["g5"]
+  ttlSecondsAfterEmpty: 30
+"""
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("  requirements:\n    - key: karpenter.k8s.aws/instance-family\n      operator: In\n      values: [\"g5\"]\n",
+     "  requirements: {key: karpenter.k8s.aws/instance-family}\n",
+     "p.yaml:6:3: spec.requirements: is dict, not a list; write it as a list (- item per line)"),
+    ("    - key: karpenter.k8s.aws/instance-family\n      operator: In\n      values: [\"g5\"]\n",
+     "    - karpenter.k8s.aws/instance-family\n",
+     "p.yaml:7:7: spec.requirements[0]: is str, not a mapping; write it as key: value pairs"),
+    ("spec:\n  requirements:\n    - key: karpenter.k8s.aws/instance-family\n      operator: In\n      values: [\"g5\"]\n"
+     "  ttlSecondsAfterEmpty: 30\n", "spec:\n  - a\n",
+     "p.yaml:5:1: spec: is list, not a mapping; write it as key: value pairs"),
+    ("  ttlSecondsAfterEmpty: 30\n", "  ttlSecondsAfterEmpty: 30\n  taints: [nvidia.com/gpu]\n",
+     "p.yaml:11:12: spec.taints[0]: is str, not a mapping; write it as key: value pairs"),
+    ("  ttlSecondsAfterEmpty: 30\n", "  ttlSecondsAfterEmpty: 30\n  taints: [{key: nvidia.com/gpu, effect: Sometimes}]\n",
+     "p.yaml:11:12: spec.taints[0]: a taint needs a key and an effect of NoSchedule, PreferNoSchedule or NoExecute; "
+     "fix the taint"),
+    ("ttlSecondsAfterEmpty: 30", "ttlSecondsAfterEmpty: .inf",
+     "p.yaml:10:25: spec.ttlSecondsAfterEmpty: Infinity is not a whole number of seconds; write a whole number, 0 or more"),
+    ("ttlSecondsAfterEmpty: 30", "ttlSecondsAfterEmpty: .nan",
+     "p.yaml:10:25: spec.ttlSecondsAfterEmpty: NaN is not a whole number of seconds; write a whole number, 0 or more"),
+    ("ttlSecondsAfterEmpty: 30", "ttlSecondsAfterEmpty: thirty",
+     "p.yaml:10:25: spec.ttlSecondsAfterEmpty: \"thirty\" is not a whole number of seconds; write a whole number, "
+     "0 or more"),
+    ("ttlSecondsAfterEmpty: 30", "ttlSecondsAfterEmpty: -30",
+     "p.yaml:10:25: spec.ttlSecondsAfterEmpty: -30 is not a whole number of seconds; write a whole number, 0 or more"),
+    ("ttlSecondsAfterEmpty: 30", "ttlSecondsAfterEmpty: 2.5",
+     "p.yaml:10:25: spec.ttlSecondsAfterEmpty: 2.5 is not a whole number of seconds; write a whole number, 0 or more"),
+    ("ttlSecondsAfterEmpty: 30", "ttlSecondsAfterEmpty: true",
+     "p.yaml:10:25: spec.ttlSecondsAfterEmpty: true is not a whole number of seconds; write a whole number, 0 or more"),
+])
+def test_a_malformed_provisioner_is_refused_at_its_line(run, tmp_path, old, new, message):
+    """Each of these exited 3 (a traceback), or wrote a wrong duration (-30s, 2.5s, Trues): now each is refused with
+    its file, line, field and a fix, and nothing is printed for the profile."""
+    assert old in PROVISIONER
+    (tmp_path / "p.yaml").write_text(PROVISIONER.replace(old, new))
+    result = run("import", "karpenter-provisioner", "p.yaml", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (2, f"gengpu: error: {message}\n")
+
+
+def test_a_key_with_a_newline_stays_inside_its_comment(run, tmp_path):
+    """A key printed raw into a "not imported" comment could start a line of its own in the YAML a user pastes."""
+    (tmp_path / "p.yaml").write_text(PROVISIONER + '  "x\\nspec: {evil: true}": 1\n')
+    result = run("import", "karpenter-provisioner", "p.yaml", cwd=tmp_path)
+    assert result.exit_code == 0
+    assert '# not imported: spec."x\\nspec: {evil: true}" is not imported: the profile has no field for it' in \
+        result.output.splitlines()
+    import yaml
+
+    assert set(yaml.safe_load(result.output)) == {"zones", "nodePools"}
+
+
+@pytest.mark.parametrize("make, what", [(lambda p: os.mkfifo(p), "a FIFO"),
+                                        (lambda p: p.symlink_to("/dev/zero"), "a character device")])
+def test_import_never_reads_a_fifo_or_a_device(run, tmp_path, make, what):
+    """A FIFO blocked the import forever; /dev/zero was read until the kernel killed the process."""
+    make(tmp_path / "p.yaml")
+    result = run("import", "karpenter-provisioner", "p.yaml", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        2, f"gengpu: error: p.yaml:0:0: cannot read file: it is {what}, not a regular file\n")
+
+
+FLOATS = """\
+apiVersion: gengpu.dev/v1alpha1
+kind: GPUProfile
+metadata:
+  name: floats
+spec:
+  platform: aks
+  region: eastus
+  kubernetesVersion: "1.33"
+  nodePools:
+    - name: t4
+      gpu: T4
+      gpusPerNode: 1.0
+      instanceTypes: [Standard_NC4as_T4_v3]
+      provisioner: managed
+      limits:
+        nodes: 2.0
+  argocd:
+    repoURL: https://github.com/example/gitops.git
+"""
+
+
+def test_whole_number_floats_are_refused_not_written_as_counts(run, tmp_path):
+    """JSON Schema's integer takes 1.0: gpusPerNode 1.0 and limits.nodes 2.0 validated clean and the AKS script got
+    --max-count 2.0, which az refuses. Counts are whole numbers, written without a decimal point."""
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "floats.yaml").write_text(FLOATS)
+    result = run("validate", "profiles/floats.yaml", "--output", "json", cwd=tmp_path)
+    found = [(f["line"], f["column"], f["rule"], f["message"], f["fix"]) for f in json.loads(result.stdout)["findings"]]
+    assert found == [
+        (12, 20, "profile-schema", "'spec.nodePools[0].gpusPerNode': 1.0 is not of type 'integer'",
+         "write a whole number without a decimal point: 1"),
+        (16, 16, "profile-schema", "'spec.nodePools[0].limits.nodes': 2.0 is not of type 'integer'",
+         "write a whole number without a decimal point: 2")]
+    assert run("build", cwd=tmp_path).exit_code == 1
+    assert not (tmp_path / "overlays").exists()
+
+
+@pytest.mark.parametrize("field, value", [("name", '"nl\\n"'), ("pool", '"t4\\n"'), ("region", '"eastus\\n"')])
+def test_a_name_ending_in_a_newline_is_refused(run, tmp_path, field, value):
+    """Python's `$` matches before a final newline, ECMA-262's (JSON Schema's) does not: the fast engine refused
+    these, the one that lists errors passed them, and build wrote overlays/nl<newline>/. The stricter verdict
+    stands, with the error at the field."""
+    text = FLOATS.replace("1.0", "1").replace("2.0", "2")
+    text = {"name": text.replace("  name: floats", f"  name: {value}"),
+            "pool": text.replace("    - name: t4", f"    - name: {value}"),
+            "region": text.replace("  region: eastus", f"  region: {value}")}[field]
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "p.yaml").write_text(text)
+    result = run("validate", "profiles/p.yaml", "--output", "json", cwd=tmp_path)
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"] if f["severity"] == "error"] == ["profile-schema"]
+    assert run("build", cwd=tmp_path).exit_code == 1
+    assert not (tmp_path / "overlays").exists()
+
+
+def test_one_definition_of_a_name():
+    """The schema, init and import agree on what a name is (gengpu/names.py)."""
+    from gengpu import names
+    from gengpu.schemas_dir import profile_schema
+
+    schema = profile_schema()
+    for where in (schema["properties"]["metadata"]["properties"]["name"], schema["$defs"]["nodePool"]["properties"]["name"]):
+        assert (where["pattern"], where["maxLength"]) == (names.PATTERN, names.MAX_LENGTH)
+    assert [names.valid(n) for n in ("a", "a-1", "a\n", "-a", "a/b", "A", "a" * 40, "a" * 41, 1)] == \
+        [True, True, False, False, False, False, True, False, False]
+    assert names.slug("Ünïcode Dir/../x", "gpu") == "n-code-dir-x" and names.slug("///", "gpu") == "gpu"
+
+
+@pytest.mark.parametrize("name", ["a/b", "nl\n", "../up", "Upper"])
+def test_init_refuses_a_name_that_cannot_be_a_file_or_label(run, tmp_path, name):
+    result = run("init", str(tmp_path / "repo"), "--platform", "eks", "--gpu", "L4", "--name", name)
+    assert result.exit_code == 2
+    assert result.output == (f"gengpu: error: --name {name!r} is not a valid name: use lowercase letters, digits and "
+                             "dashes, starting and ending with a letter or digit, at most 40 characters\n")
+    assert not (tmp_path / "repo").exists()

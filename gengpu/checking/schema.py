@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from gengpu.findings import Finding
 from gengpu.loading import Document
 from gengpu.schemas_dir import profile_schema
@@ -30,6 +32,8 @@ def _fix_for(error, written: str | None = None) -> str:
     if v == "type":
         if error.validator_value == "string" and isinstance(error.instance, (int, float)):
             return f'quote the value: "{written if written is not None else error.instance}"'
+        if error.validator_value == "integer" and isinstance(error.instance, float) and error.instance.is_integer():
+            return f"write a whole number without a decimal point: {int(error.instance)}"
         return f"give a value of type {error.validator_value}"
     if v == "pattern":
         return f"match the pattern {error.validator_value}"
@@ -96,6 +100,38 @@ def _at(data, path):
 _COMPILED: dict = {}
 
 
+def _ecma(pattern: str) -> str:
+    """A JSON Schema pattern (ECMA-262) for Python's re: `$` ends the string there, while Python's `$` also matches
+    before a final newline, which let "name\\n" through."""
+    return re.sub(r"(?<!\\)\$", r"\\Z", pattern)
+
+
+def _pattern(validator, pattern, instance, schema):
+    import jsonschema
+
+    if validator.is_type(instance, "string") and not re.search(_ecma(pattern), instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _strict(cls):
+    """The validator class as the fast one and the parsers downstream judge: integer means an int (json.Unmarshal
+    refuses 1.0 for an int, gcloud writes count=1.0), and `$` in a pattern means the end of the string."""
+    import jsonschema
+
+    checker = cls.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool))
+    return jsonschema.validators.extend(cls, {"pattern": _pattern}, type_checker=checker)
+
+
+def _has_float(data) -> bool:
+    """A float anywhere: the fast validator takes 1.0 for an integer, so such a document goes to the strict one."""
+    if isinstance(data, float):
+        return True
+    if isinstance(data, dict):
+        return any(_has_float(v) for v in data.values())
+    return isinstance(data, list) and any(_has_float(v) for v in data)
+
+
 def _validators(schema: dict):
     """(fast, detailed) validators of a schema, compiled once: jsonschema-rs says whether a document is valid;
     only an invalid one goes through python-jsonschema, whose errors carry what the messages and fixes need."""
@@ -109,9 +145,26 @@ def _validators(schema: dict):
                  jsonschema.Draft7Validator: jsonschema_rs.Draft7Validator,
                  jsonschema.Draft202012Validator: jsonschema_rs.Draft202012Validator}.get(cls)
         fast = draft(schema, validate_formats=False) if draft else None
-        _COMPILED[key] = (schema, fast, cls(schema))  # the schema is kept so its id stays its own
+        _COMPILED[key] = (schema, fast, _strict(cls)(schema))  # the schema is kept so its id stays its own
     _, fast, detailed = _COMPILED[key]
     return fast, detailed
+
+
+def _fast_valid(fast, data) -> bool:
+    try:
+        return fast.is_valid(data)
+    except ValueError:
+        return True
+
+
+def _fast_findings(doc: Document, fast, data, rule: str, suppressed) -> list[Finding]:
+    findings = []
+    for error in fast.iter_errors(data):
+        path = tuple(error.instance_path)
+        line, col = doc.position(path)
+        findings.append(Finding(doc.file, line, col, "error", rule, f"'{_dotted(path)}': {error.message}",
+                                "see `gengpu schema` for this field"))
+    return [f for f in findings if f.rule not in suppressed]
 
 
 def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, unknown_rule: str | None = None,
@@ -121,12 +174,15 @@ def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, un
     data = doc.data if data is None else data
     if fast is not None:
         try:
-            if fast.is_valid(data):
+            if fast.is_valid(data) and not _has_float(data):
                 return []
         except ValueError:  # a key that is not a string (YAML allows `true:`): python-jsonschema decides
             pass
     findings = []
-    for error in _walk(validator.iter_errors(data)):
+    errors = list(_walk(validator.iter_errors(data)))
+    if not errors and fast is not None and not _fast_valid(fast, data):
+        return _fast_findings(doc, fast, data, rule, suppressed)  # the engines disagree: the stricter one decides
+    for error in errors:
         path = tuple(error.absolute_path)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             allowed = set(error.schema.get("properties", {}))

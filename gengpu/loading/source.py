@@ -18,7 +18,8 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from gengpu.findings import Finding
-from gengpu.loading.reading import read_bytes
+from gengpu.loading import reading
+from gengpu.loading.reading import read_bytes, too_large
 
 _IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers  # YAML 1.1: first character -> [(tag, pattern)]
 _DEFAULT_TAGS = {ScalarNode: "tag:yaml.org,2002:str", SequenceNode: "tag:yaml.org,2002:seq",
@@ -32,7 +33,6 @@ class _Loader(getattr(yaml, "CBaseLoader", yaml.BaseLoader)):
         return _DEFAULT_TAGS[kind]
 
 # Limits a file must stay within. Kubernetes refuses objects over 3 MiB; a GitOps file is far smaller.
-MAX_BYTES = int(os.environ.get("GENGPU_MAX_FILE_BYTES", 16 * 1024 * 1024))
 MAX_DEPTH = 100  # CRD schemas, the deepest real objects, nest about 40 levels
 MIN_NODE_BUDGET = 100_000  # values a document may expand to through aliases, at the least...
 ALIAS_GROWTH = 10  # ...or this many times the nodes it is written with
@@ -309,10 +309,8 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
 
 def decode(raw: bytes, file: str) -> tuple[str | None, list[Finding]]:
     """Text of a YAML file: UTF-8, or UTF-16/32 with a byte-order mark, as YAML allows."""
-    if len(raw) > MAX_BYTES:
-        return None, [Finding(file, 1, 1, "error", "yaml-limit",
-                              f"file is {len(raw) // (1024 * 1024)} MiB; gengpu reads files up to "
-                              f"{MAX_BYTES // (1024 * 1024)} MiB", "split the file, or set GENGPU_MAX_FILE_BYTES")]
+    if len(raw) > reading.MAX_BYTES:
+        return None, [too_large(file, len(raw))]
     encoding, body = "utf-8", raw
     for bom, name in _BOMS:
         if raw.startswith(bom):

@@ -22,6 +22,7 @@ from gengpu.findings import Finding
 
 CACHE_DIR = Path(".cache") / "gengpu"
 PARALLEL_FROM = 24  # overlays; below this the processes cost more than they save
+INDEX_VERSION = 1  # the index file's shape; another is read as empty
 
 
 # What results depend on besides gengpu itself: the schema engine, the Kubernetes schemas, the YAML parser.
@@ -79,7 +80,7 @@ class Cache:
 
     def get(self, key: str) -> list[Finding] | None:
         raw = self.get_json(key)
-        return None if raw is None else [Finding(**f) for f in raw]
+        return [Finding(**f) for f in raw] if findings_ok(raw) else None  # any other shape: a miss
 
     def put(self, key: str, findings: list[Finding]) -> None:
         self.put_json(key, [asdict(f) for f in findings])
@@ -107,6 +108,32 @@ class Cache:
             pass
 
 
+_FINDING = {"file": str, "line": int, "column": int, "severity": str, "rule": str, "message": str, "fix": str}
+
+
+def findings_ok(value) -> bool:
+    """A cached list of findings, as put() wrote it: anything else (an older gengpu's, a hand edit, a file of
+    another program) is a miss."""
+    return isinstance(value, list) and all(
+        isinstance(f, dict) and set(f) <= set(_FINDING) and set(_FINDING) - {"fix"} <= set(f)
+        and all(isinstance(v, _FINDING[k]) and not isinstance(v, bool) for k, v in f.items()) for f in value)
+
+
+def _entry_ok(entry) -> bool:
+    """A file's entry in the index: its findings, and what it was (a profile's name and where it is written)."""
+    if not isinstance(entry, dict) or not findings_ok(entry.get("findings")):
+        return False
+    at, notes = entry.get("at"), entry.get("notes")
+    return (entry.get("name") is None or isinstance(entry["name"], str)) and \
+        (at is None or (isinstance(at, list) and len(at) == 2 and all(type(x) is int for x in at))) and \
+        (notes is None or (isinstance(notes, list) and all(isinstance(n, str) for n in notes)))
+
+
+def _state_ok(state) -> bool:
+    return isinstance(state, list) and len(state) == 3 and isinstance(state[0], str) and isinstance(state[1], str) \
+        and (state[2] is None or isinstance(state[2], str))
+
+
 class Index:
     """What the last runs learnt about the files of one repository, in one cache file read once per run.
 
@@ -118,11 +145,15 @@ class Index:
     def __init__(self, store: Cache, out_dir: Path):
         self.store = store
         self.key = store.key("index", out_dir.resolve())
-        data = store.get_json(self.key) or {}
-        self.files: dict = data.get("files", {})
-        self.states: dict = data.get("states", {})
+        data = store.get_json(self.key)
+        data = data if isinstance(data, dict) and data.get("version") == INDEX_VERSION else {}
+        files = data.get("files") if isinstance(data.get("files"), dict) else {}
+        states = data.get("states") if isinstance(data.get("states"), dict) else {}
+        # entries of another shape are misses; the next save writes the index anew without them
+        self.files: dict = {k: v for k, v in files.items() if _entry_ok(v)}
+        self.states: dict = {k: v for k, v in states.items() if _state_ok(v)}
         self.used: set[str] = set()
-        self.dirty = False
+        self.dirty = bool(data) and (len(self.files) != len(files) or len(self.states) != len(states))
 
     def get(self, key: str):
         self.used.add(key)
@@ -153,7 +184,7 @@ class Index:
             self.files = {k: v for k, v in self.files.items() if k in self.used}
             self.dirty = True
         if self.dirty:
-            self.store.put_json(self.key, {"files": self.files, "states": self.states})
+            self.store.put_json(self.key, {"version": INDEX_VERSION, "files": self.files, "states": self.states})
 
 
 RACY_NS = 100_000_000  # file times come from a coarse clock: an edit within a tick of our look keeps them
@@ -223,18 +254,33 @@ def folder_bytes(folder: Path) -> bytes:
         for name in sorted(names):
             path = Path(top) / name
             digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-            try:
-                digest.update(path.read_bytes())
-            except OSError:
-                digest.update(b"<unreadable>")
+            _content(path, digest)
     return digest.digest()
 
 
-def file_bytes(path: Path | None) -> bytes:
+def _content(path: Path, digest) -> None:
+    """What a file contributes to a key, streamed: a regular file its bytes; a link where it points (never what it
+    points at: a link to /dev/zero would never end); anything else its kind."""
     try:
-        return path.read_bytes() if path else b""
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            digest.update(b"<link>" + os.fsencode(os.readlink(path)))
+        elif not stat.S_ISREG(st.st_mode):
+            digest.update(f"<{stat.S_IFMT(st.st_mode):o}>".encode())
+        else:
+            with open(path, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW | os.O_NONBLOCK)) as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(chunk)
     except OSError:
-        return b"<unreadable>"
+        digest.update(b"<unreadable>")
+
+
+def file_bytes(path: Path | None) -> bytes:
+    if not path:
+        return b""
+    digest = hashlib.sha256()
+    _content(path, digest)
+    return digest.digest()
 
 
 def in_shard(name: str, shard: tuple[int, int] | None) -> bool:

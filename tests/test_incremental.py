@@ -120,6 +120,25 @@ def test_the_cache_is_safe_to_delete_or_to_corrupt(repo, run):
     assert run("build").output == first.output
 
 
+@pytest.mark.parametrize("shape", ["[]", "[1, 2]", "null", '"text"', '{"files": []}', '{"version": 1, "files": [1]}',
+                                   '{"version": 1, "files": {"k": {"findings": [{"line": "x"}]}}, "states": {"a": 5}}',
+                                   '{"version": 2, "files": {}, "states": {}}'])
+def test_a_cache_file_of_another_shape_is_a_miss_and_is_rewritten(repo, run, shape):
+    """Valid JSON that is not what gengpu wrote (an older gengpu's, a hand edit) is read as nothing: every command
+    answers as without a cache, and the next save writes the index anew."""
+    first = run("build")
+    validated = run("validate")
+    cache = repo / ".cache" / "gengpu"
+    files = sorted(cache.glob("*.json"))
+    assert files
+    for f in files:
+        f.write_text(shape)
+    assert run("build").output == first.output
+    assert run("validate").output == validated.output
+    for index in cache.glob("index-*.json"):
+        assert json.loads(index.read_text())["version"] == 1
+
+
 def test_git_never_sees_the_cache(repo, run):
     """A repository without a .gitignore entry: `git add -A` after a build stages no cache file."""
     import subprocess

@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 
+@functools.cache
 def schemas_path() -> Path:
     return Path(str(resources.files("gengpu.schemas")))
 

@@ -17,9 +17,12 @@ from gengpu.rendering.folders import Files
 
 def recognition(subjects, docs) -> list[str]:
     """What each document was recognised as, and why: `gengpu validate -v`."""
-    lines = []
+    lines, by_doc = [], {}
+    for s in subjects:  # each subject under its document and its host's: one pass, linear in documents
+        for held in {id(s.doc), id(s.outer)}:
+            by_doc.setdefault(held, []).append(s)
     for doc in docs:
-        mine = [s for s in subjects if s.doc is doc or s.outer is doc]
+        mine = by_doc.get(id(doc), [])
         if not mine:
             lines.append(f"{doc.file}:{doc.position(())[0]}: not recognised: no apiVersion and kind, and no shape "
                          "gengpu knows")

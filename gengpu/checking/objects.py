@@ -8,6 +8,7 @@ The same schema files serve kubeconform; tests hold the two to the same per-reso
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -83,6 +84,7 @@ class Schemas:
         return jsonschema_rs.validator_for(schema, validate_formats=False)
 
 
+@functools.cache
 def documented(group: str, version: str, kind: str) -> dict | None:
     """For a kind whose schema is a dump of what one cluster served (schemas/documented/: no upstream publishes the
     CRD), what it is and the date it was served; None for a schema from an upstream CRD."""

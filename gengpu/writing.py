@@ -17,11 +17,13 @@ journal's work. There is no moment at which an overlay folder is missing.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import json
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -402,3 +404,43 @@ def _recover_legacy(root: Path) -> list[str]:
             shutil.rmtree(entry)
             notes.append(f"removed {entry.name}: everything of yours in it is also in {name}/")
     return notes
+
+
+# --- one build at a time -----------------------------------------------------------------------------------
+
+LOCK_WAIT = float(os.environ.get("GENGPU_LOCK_WAIT", "10"))  # seconds a second build waits for the first
+
+
+@contextlib.contextmanager
+def repository_lock(root: Path, wait: float | None = None):
+    """Hold the repository's build lock (.cache/gengpu/build.lock, an flock the kernel drops when the process
+    dies): a second build waits up to `wait` seconds, then stops, naming the process that holds it."""
+    import fcntl
+
+    folder = root / ".cache" / "gengpu"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if not (folder / ".gitignore").exists():
+            (folder / ".gitignore").write_text("# gengpu's cache: safe to delete, never committed\n*\n")
+        fd = os.open(folder / "build.lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError:
+        yield  # a read-only checkout: nothing else can write here either
+        return
+    try:
+        deadline = time.monotonic() + (LOCK_WAIT if wait is None else wait)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "another process"
+                    raise UsageError(f"another gengpu build (process {holder}) is writing this repository "
+                                     f"({_rel(folder / 'build.lock', root)}); run the build again when it is "
+                                     "done") from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock

@@ -647,3 +647,56 @@ def test_a_write_that_fails_says_what_it_left(scene, tmp_path, monkeypatch, wher
     else:
         assert writing.recover(work, work / ".cache") == ["finished the writes of an interrupted build"]
         assert _tree(work) == after
+
+
+HOLD = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.ftruncate(fd, 0); os.write(fd, f"{os.getpid()}\\n".encode())
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_second_build_waits_for_the_first_then_names_it(repo, run, monkeypatch):
+    """Two builds at once: one exited 2 in about half the rounds. The repository lock makes the second wait; if the
+    first still holds it after the wait, the second changes nothing and names the process that holds it."""
+    lock = repo / ".cache" / "gengpu" / "build.lock"
+    lock.parent.mkdir(parents=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(lock)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        monkeypatch.setattr(writing, "LOCK_WAIT", 0.3)
+        (repo / "profiles" / "eks-l4-mps.yaml").write_text(
+            (repo / "profiles" / "eks-l4-mps.yaml").read_text().replace("replicas: 4", "replicas: 6"))
+        before = (repo / "overlays" / "eks-l4-mps" / "device-plugin-config.yaml").read_text()
+        result = run("build")
+        assert (result.exit_code, result.output) == (
+            2, f"gengpu: error: another gengpu build (process {holder.pid}) is writing this repository "
+               "(.cache/gengpu/build.lock); run the build again when it is done\n")
+        assert (repo / "overlays" / "eks-l4-mps" / "device-plugin-config.yaml").read_text() == before
+        assert run("build", "--check").exit_code == 1  # checking only reads: no lock needed
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+    # the kernel dropped the lock with the process: the next build goes through
+    assert run("build").exit_code == 0
+
+
+def test_builds_at_once_all_succeed_one_after_another(repo):
+    """Four `gengpu build` processes started together on the same repository all exit 0, and the tree is what one
+    build writes."""
+    (repo / "profiles" / "eks-l4-mps.yaml").write_text(
+        (repo / "profiles" / "eks-l4-mps.yaml").read_text().replace("replicas: 4", "replicas: 6"))
+    gengpu = [sys.executable, "-m", "gengpu", "build", "-q"]
+    procs = [subprocess.Popen(gengpu, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for _ in range(4)]
+    outputs = [(p.wait(timeout=120), p.stdout.read()) for p in procs]
+    for p in procs:
+        p.stdout.close()
+    assert [code for code, _ in outputs] == [0, 0, 0, 0], outputs
+    check = subprocess.run([sys.executable, "-m", "gengpu", "build", "--check"], cwd=repo, capture_output=True,
+                           text=True)
+    assert check.returncode == 0, check.stdout + check.stderr

@@ -19,6 +19,7 @@ import yaml
 from gengpu import disruption
 from gengpu.compiling.yamltext import dump_sorted
 from gengpu.findings import UsageError
+from gengpu.loading.reading import read_text
 from gengpu.rendering import render
 
 
@@ -26,20 +27,28 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True)
 
 
-def _export(ref: str, root: Path, folders: list[str], target: Path) -> None:
-    """The given folders of the repository at ref, written under target (missing folders are skipped)."""
+def _export(ref: str, root: Path, folders: list[str], target: Path) -> list[str]:
+    """The given folders of the repository at ref, written under target (missing folders are skipped). Returns
+    what was left out: a link that leads out of the repository (or an absolute one) is never written, so nothing
+    at ref can make gengpu read or write outside its scratch folder."""
     present = [f for f in folders if _git(["cat-file", "-e", f"{ref}:{f}"], root).returncode == 0]
     if not present:
-        return
+        return []
     proc = _git(["archive", "--format=tar", ref, *present], root)
     if proc.returncode != 0:
         raise UsageError(f"git archive {ref} failed: {proc.stderr.decode().strip()}")
+    skipped = []
     with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
-        tar.extractall(target, filter="data")
+        for member in tar.getmembers():
+            try:
+                tar.extract(member, target, filter="data")
+            except tarfile.FilterError:
+                skipped.append(member.name)
+    return skipped
 
 
 def _key(doc: dict) -> str:
-    meta = doc.get("metadata") or {}
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     ns = f"{meta['namespace']}/" if meta.get("namespace") else ""
     return f"{doc.get('kind')} {ns}{meta.get('name')}"
 
@@ -47,18 +56,25 @@ def _key(doc: dict) -> str:
 def _side_files(overlay: Path) -> dict[str, str]:
     """Files of an overlay that are not its rendered resources (Helm values, provisioning scripts, the GKE
     auto-provisioning file, placement components, verify workloads), by relative path -> text."""
-    k = yaml.safe_load((overlay / "kustomization.yaml").read_text()) or {}
-    resources = {str(r) for r in k.get("resources") or []}
+    k = _yaml(read_text(overlay / "kustomization.yaml"))
+    listed = k.get("resources") if isinstance(k, dict) else None
+    resources = {str(r) for r in listed} if isinstance(listed, list) else set()
     out = {}
     for path in sorted(p for p in overlay.rglob("*") if p.is_file() and not p.is_symlink()):
         rel = path.relative_to(overlay).as_posix()
         if rel in resources or rel == "kustomization.yaml" or rel.startswith("local/"):
             continue
-        try:
-            out[f"file {rel}"] = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
+        text = read_text(path)  # regular files only, bounded; a file that is not text is left out
+        if text is not None:
+            out[f"file {rel}"] = text
     return out
+
+
+def _yaml(text: str | None):
+    try:
+        return yaml.safe_load(text) if text is not None else None
+    except yaml.YAMLError:
+        return None
 
 
 def _objects(tree: Path, overlays_dir: str) -> dict[str, dict[str, object]]:
@@ -70,9 +86,8 @@ def _objects(tree: Path, overlays_dir: str) -> dict[str, dict[str, object]]:
         if text is None:
             raise UsageError(f"{findings[0].file}: {findings[0].message}")
         objs: dict[str, object] = {_key(d): d for d in yaml.safe_load_all(text) if isinstance(d, dict)}
-        app = tree / "argocd" / "applications" / f"{name}.yaml"
-        if app.is_file():
-            doc = yaml.safe_load(app.read_text())
+        doc = _yaml(read_text(tree / "argocd" / "applications" / f"{name}.yaml"))
+        if isinstance(doc, dict):
             objs[_key(doc)] = doc
         objs.update(_side_files(overlay.parent))
         clusters[name] = objs
@@ -153,8 +168,14 @@ def compare(base: str, overlays_dir: str = "overlays") -> tuple[dict[str, dict],
 
     root = _root(base)
     with tempfile.TemporaryDirectory(prefix="gengpu-diff-") as tmp:
-        _export(base, root, [overlays_dir, "argocd", DEFAULT_PROFILES], Path(tmp))
-        before, plans_before = _objects(Path(tmp), overlays_dir), _plans(Path(tmp), overlays_dir)
+        skipped = _export(base, root, [overlays_dir, "argocd", DEFAULT_PROFILES], Path(tmp))
+        try:
+            before, plans_before = _objects(Path(tmp), overlays_dir), _plans(Path(tmp), overlays_dir)
+        except UsageError as exc:
+            if skipped:
+                raise UsageError(f"{exc} (at {base}, gengpu did not follow links out of the repository: "
+                                 f"{', '.join(skipped)})") from None
+            raise
     after = _objects(root, overlays_dir)
     report = _changes(base, before, after)
     return report, plan_report.spend_delta(plans_before, _plans(root, overlays_dir)), _disruption(before, after)

@@ -195,3 +195,15 @@ def test_a_dra_pools_new_mig_layout_says_to_restart_the_dra_kubelet_plugin(histo
     assert found["effect"].endswith("; the DRA kubelet plugin lists MIG devices only when it starts, so restart its "
                                     "pods on those nodes (label nvidia-dra-driver-gpu-component=kubelet-plugin) once "
                                     "nvidia.com/mig.config.state is success")
+
+
+def test_a_link_out_of_the_repository_at_the_base_is_not_followed(history, run):
+    """A commit holding overlays/<name>/x -> /etc/passwd (or ../../outside): `git archive` carries the link, and
+    extracting it made diff exit 3. Such a link is left out of the base: nothing outside is read or written."""
+    (history / "overlays" / "eks-l4-mps" / "passwd.yaml").symlink_to("/etc/passwd")
+    (history / "overlays" / "eks-l4-mps" / "up.yaml").symlink_to("../../../outside.yaml")
+    subprocess.run(["git", "add", "-A"], cwd=history, check=True)
+    subprocess.run(["git", "commit", "-qm", "links"], cwd=history, check=True)
+    result = run("diff", "--base", "HEAD", "--exit-code")
+    assert (result.exit_code, result.output) == (0, "No changes against HEAD.\n")
+    assert not (history.parent / "outside.yaml").exists()

@@ -342,3 +342,22 @@ def check(repo: Path, name: str, c: Checks) -> None:
         for what, tolerations in daemonsets:
             for t in taints:
                 c.that(_tolerates(tolerations, t), f"{name}/{pname}: {what} tolerate {t['key']}")
+
+    # 8. integers are integers: every count a cloud CLI or Karpenter reads is written as a whole number (a float
+    # count=1.0 or '1.0' GPUs matches no machine or instance type)
+    for script in sorted(overlay.glob("*-nodepool-*.sh")):
+        flags = _script_flags(script)
+        for flag in ("--max-nodes", "--max-count", "--min-nodes", "--min-count", "--node-count"):
+            if flag in flags:
+                c.that(flags[flag].split()[0].isdigit(), f"{name}: {script.name} {flag} is a whole number")
+        for count in re.findall(r"count=([^,\s]+)", flags.get("--accelerator", "")):
+            c.that(count.isdigit(), f"{name}: {script.name} accelerator count is a whole number")
+    for pool_doc in by_kind.get("NodePool", []):
+        for r in pool_doc["spec"]["template"]["spec"]["requirements"]:
+            if r["key"].endswith("gpu-count"):
+                c.that(all(str(v).isdigit() for v in r["values"]), f"{name}: NodePool GPU count is a whole number")
+        for resource, value in (pool_doc["spec"].get("limits") or {}).items():
+            c.that(re.fullmatch(r"[0-9]+(Gi)?", str(value)) is not None, f"{name}: NodePool limit {resource} is whole")
+    for overlay_doc in by_kind.get("NodeOverlay", []):
+        c.that(all(str(v).isdigit() for v in overlay_doc["spec"]["capacity"].values()),
+               f"{name}: NodeOverlay capacity is whole")

@@ -1,0 +1,191 @@
+"""Fuzz the surfaces beyond validate and build: `import`, `plan`, `init`, `diff` over hostile trees and refs, and a
+cache of another shape. Each case is deterministic in its number; every command must end in 0, 1 or 2 (a finding
+or a clear error), never in an internal error.
+
+A case runs, in its own folder:
+  import   a mutated karpenter.sh/v1alpha5 Provisioner; a printed result must be YAML with only zones and nodePools
+  plan     the mutated profile of mutator.case(number), when it is one, after validate and build
+  cache    every cache file replaced by JSON of another shape: validate and build must answer as before
+  init     gengpu init with hostile names, regions, branches and URLs: nothing outside its folder, and what it
+           writes passes its own checks
+  diff     a git repository whose base commit holds links out of the tree, odd names and a FIFO-like entry, and
+           hostile revisions
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from . import mutator
+from .runner import Outcome, _internal, _invoke
+
+PROVISIONERS = [
+    """\
+apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata: {name: gpu}
+spec:
+  requirements:
+    - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, p4d]}
+    - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+    - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}
+  taints: [{key: nvidia.com/gpu, effect: NoSchedule}]
+  labels: {team: ml}
+  limits: {resources: {cpu: 500, memory: 1000Gi, nvidia.com/gpu: 16}}
+  ttlSecondsAfterEmpty: 30
+  weight: 10
+  kubeletConfiguration: {maxPods: 110}
+  providerRef: {name: default}
+""",
+    """\
+apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata: {name: Big-GPUs}
+spec:
+  requirements:
+    - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}
+    - {key: karpenter.k8s.aws/instance-gpu-count, operator: Gt, values: ["4"]}
+  consolidation: {enabled: true}
+""",
+]
+JUNK_CACHE = ["[]", "null", '"x"', "{}", '{"files": []}', '{"version": 1, "files": {"k": 1}, "states": []}',
+              '[{"file": 1}]', '{"version": 1, "files": {"k": {"findings": [{"line": "x"}]}}}', "1e999", "{" * 50]
+HOSTILE_REFS = ["HEAD~7", "--help", "$(id)", "a\nb", "HEAD:", "../x", "refs/heads/none", "-x", "HEAD@{99}", "💥"]
+
+
+def provisioner(number: int) -> tuple[bytes, tuple[str, ...]]:
+    rng = random.Random(f"provisioner-{number}")
+    content: str | bytes = rng.choice(PROVISIONERS)
+    mutations = []
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        if isinstance(content, bytes):
+            break
+        if rng.random() < 0.6:
+            try:
+                docs = list(yaml.safe_load_all(content))
+            except Exception:  # noqa: BLE001  (a text mutation broke the YAML: mutate the text again)
+                docs = []
+            if docs and all(isinstance(d, (dict, list)) for d in docs):
+                mutations.append(mutator._data_mutation(rng, docs[0], "manifest"))  # noqa: SLF001
+                try:
+                    content = yaml.safe_dump_all(docs, sort_keys=False, allow_unicode=True)
+                except (yaml.YAMLError, RecursionError, ValueError):
+                    mutations.append("(not representable)")
+                continue
+        what, content = mutator._text_mutation(rng, content)  # noqa: SLF001
+        mutations.append(what)
+    data = content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass")
+    return data, tuple(mutations)
+
+
+def _code(out: Outcome, command: str, result) -> int:
+    out.codes[command] = result.exit_code
+    _internal(out, result)
+    return result.exit_code
+
+
+def _import(number: int, work: Path, out: Outcome) -> None:
+    data, _ = provisioner(number)
+    (work / "p.yaml").write_bytes(data)
+    result = _invoke(["import", "karpenter-provisioner", "p.yaml"], work)
+    if _code(out, "import", result) == 0:
+        try:
+            printed = yaml.safe_load(result.stdout)
+            ok = isinstance(printed, dict) and set(printed) == {"zones", "nodePools"}
+        except yaml.YAMLError:
+            ok = False
+        if not ok:
+            out.internal += f"import printed YAML that is not a profile part:\n{result.stdout[:500]}"
+
+
+def _plan_and_cache(number: int, work: Path, out: Outcome) -> None:
+    case = mutator.case(number)
+    if case.kind != "profile":
+        return
+    (work / "profiles").mkdir()
+    (work / "profiles" / case.name).write_bytes(case.content)
+    first = {c: _code(out, c, _invoke(args, work)) for c, args in (
+        ("validate", ["validate", "-q"]), ("build", ["build", "-q"]), ("plan", ["plan", "--output", "json"]))}
+    rng = random.Random(f"cache-{number}")
+    for path in sorted((work / ".cache" / "gengpu").glob("*.json")):
+        path.write_text(rng.choice(JUNK_CACHE))
+    again = {c: _code(out, f"{c} (cache junk)", _invoke([c, "-q"], work)) for c in ("validate", "build")}
+    if again != {c: first[c] for c in again}:
+        out.internal += f"a cache of another shape changed the verdict: {first} then {again}"
+
+
+def _init(number: int, work: Path, out: Outcome) -> None:
+    rng = random.Random(f"init-{number}")
+    args = ["init", "repo", "--platform", rng.choice(["eks", "gke", "gke-autopilot", "aks"]),
+            "--gpu", rng.choice(["L4", "T4", "A100-40GB", "H100-80GB", "Z9", "💥"])]
+    for flag in ("--name", "--region", "--branch", "--repo-url", "--sharing", "--replicas"):
+        if rng.random() < 0.4:
+            # a shell cannot pass a NUL byte in an argument
+            value = rng.choice([h for h in mutator.HOSTILE if "\x00" not in h] + ["ok", "us-central1", "2", "mig"])
+            args += [flag, value]
+    before = set(os.listdir(work))
+    _code(out, "init", _invoke(args, work))
+    if set(os.listdir(work)) - before - {"repo"}:
+        out.internal += f"init wrote outside its folder: {sorted(set(os.listdir(work)) - before)}"
+
+
+def _git(work: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "f", "GIT_AUTHOR_EMAIL": "f@x", "GIT_COMMITTER_NAME": "f",
+           "GIT_COMMITTER_EMAIL": "f@x"}
+    subprocess.run(["git", *args], cwd=work, env=env, capture_output=True, check=False)
+
+
+def _diff(number: int, work: Path, out: Outcome) -> None:
+    rng = random.Random(f"diff-{number}")
+    root = Path(__file__).resolve().parents[2]
+    (work / "profiles").mkdir(exist_ok=True)
+    seed = rng.choice(sorted((root / "profiles").glob("*.yaml")))
+    (work / "profiles" / seed.name).write_text(seed.read_text())
+    _invoke(["build", "-q"], work)
+    overlay = next((p for p in sorted((work / "overlays").glob("*")) if p.is_dir()), work / "overlays")
+    for _ in range(rng.randrange(1, 4)):
+        what = rng.randrange(6)
+        target = overlay / rng.choice(["x.yaml", "a\nb.yaml", "local/k.yaml", "deep/er/z.yaml", "-rf.yaml"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if what == 0:
+                target.symlink_to(rng.choice(["/etc/passwd", "../../../../outside", "/dev/zero", "."]))
+            elif what == 1:
+                target.write_bytes(bytes(rng.randrange(256) for _ in range(64)))
+            elif what == 2:
+                (overlay / "kustomization.yaml").write_text(rng.choice(["resources: [../../../etc]\n", "{", ""]))
+            elif what == 3:
+                target.write_text("\n".join(rng.choice(mutator.HOSTILE) for _ in range(5)))
+            else:
+                target.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+        except (OSError, ValueError):
+            pass
+    _git(work, "init", "-q")
+    _git(work, "add", "-A")
+    _git(work, "commit", "-qm", "base")
+    profile = work / "profiles" / seed.name
+    profile.write_text(profile.read_text().replace("replicas: ", "replicas: 1") if rng.random() < 0.5 else
+                       profile.read_text() + "\n# changed\n")
+    _invoke(["build", "-q"], work)
+    for ref in ("HEAD", rng.choice(HOSTILE_REFS)):
+        _code(out, f"diff {json.dumps(ref)}", _invoke(["diff", "--base", ref, "--output", "json"], work))
+
+
+def run(number: int, workdir: Path) -> Outcome:
+    out = Outcome(number)
+    for name, surface in (("import", _import), ("plan", _plan_and_cache), ("init", _init), ("diff", _diff)):
+        folder = workdir / name
+        folder.mkdir(parents=True)
+        try:
+            surface(number, folder, out)
+        except Exception as exc:  # noqa: BLE001  (a failure of the harness is reported as one, with its surface)
+            import traceback
+
+            out.internal += f"{name}: harness failed: " + "".join(traceback.format_exception(exc))
+    return out

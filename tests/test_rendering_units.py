@@ -63,8 +63,10 @@ def test_the_pinned_tool_table():
     assert pinned["kustomize"] == ("sigs.k8s.io/kustomize/kustomize/v5", "v5.8.1", None)
     assert pinned["kubeconform"] == ("github.com/yannh/kubeconform/cmd/kubeconform", "v0.7.0", None)
     assert pinned["promtool"] == ("github.com/prometheus/prometheus/cmd/promtool", "v0.316.0", "tools/promtool")
-    assert pinned["celcheck"][2] == "tools/celcheck" and sorted(pinned) == [
-        "celcheck", "kubeconform", "kustomize", "promtool"]
+    assert pinned["celcheck"][2] == "tools/celcheck"
+    assert pinned["kube-apiserver"] == ("k8s.io/kubernetes/cmd/kube-apiserver", "v1.34.2", "tools/kube-apiserver")
+    assert pinned["etcd"] == ("go.etcd.io/etcd/server/v3", "v3.6.4", "tools/etcd")
+    assert sorted(pinned) == ["celcheck", "etcd", "kube-apiserver", "kubeconform", "kustomize", "promtool"]
 
 
 def test_versions_are_read_the_way_each_tool_prints_them():

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from gengpu.compiling import argocd, dra, monitoring, operator_app, placement, provisioning, sharing, verify
+from gengpu.compiling import (argocd, check_access, dra, monitoring, operator_app, placement, provisioning, sharing,
+                              verify)
 from gengpu.compiling.yamltext import dump, dump_all
 from gengpu.headers import VERSION_ANNOTATION, header
 from gengpu.model import Profile
@@ -71,6 +72,7 @@ def _text(top: str, docs) -> str:
     return top + dump(docs)
 
 
+CHECK_ACCESS = "gengpu-check-rbac.yaml"  # the read-only identity of `gengpu snapshot` and `gengpu check`
 LOCAL_COMPONENT = "local"  # the user's extension point: overlays/<name>/local/, a Kustomize Component
 
 
@@ -94,6 +96,8 @@ def compile_overlay(profile: Profile, local_component: bool = False) -> dict[str
         resources[fname] = _annotate(docs, "1")
     for fname, docs in monitoring.kubernetes_objects(profile).items():
         resources[fname] = _annotate(docs, "1")
+    if profile.operator.enabled or profile.dra_pools:  # a namespace of gengpu's to hold the reader
+        resources[CHECK_ACCESS] = check_access.objects(profile)
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",

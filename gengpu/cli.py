@@ -503,6 +503,86 @@ def plan(profiles, output, output_dir):
     sys.exit(1 if errors else 0)
 
 
+@main.command()
+@click.option("--context", default=None, help="kubeconfig context of the cluster (default: the current one).")
+@click.option("-o", "--output-file", "output_file", default="-", show_default=True, type=click.Path(dir_okay=False),
+              help="Where to write the snapshot (- for standard output).")
+@click.option("--namespace", default="gpu-operator", show_default=True,
+              help="Namespace of the GPU Operator (its sharing and MIG ConfigMaps are read there).")
+@_guarded
+def snapshot(context, output_file, namespace):
+    """Capture, read-only, what `gengpu check` needs from a running cluster.
+
+    \b
+    Nodes (labels, taints, capacity, allocatable, conditions), the GPU
+    Operator's ClusterPolicy and NVIDIADrivers with their status, the sharing
+    and MIG ConfigMaps gengpu generates, DRA ResourceSlices and DeviceClasses,
+    Karpenter NodePools and NodeClaims, and the pods that ask for GPUs. Never
+    Secrets. The result is one v1 List, as `kubectl get ... -o yaml` prints it;
+    the gengpu-check ClusterRole in every overlay grants exactly these reads.
+    """
+    import json
+
+    from gengpu.live import kube
+
+    objects, captured, notes = kube.capture(context, namespace)
+    text = json.dumps(kube.as_list(objects, captured, notes, f"context {context}" if context else "current context"),
+                      indent=1) + "\n"  # apiVersion, kind, metadata first: a reader sees what it is at once
+    if output_file == "-":
+        click.echo(text, nl=False)
+    else:
+        from gengpu.writing import write_snapshot
+
+        write_snapshot(Path(output_file), text)
+    for note in notes:
+        click.echo(f"gengpu: not read: {note}", err=True)
+
+
+@main.command()
+@click.argument("profiles", nargs=-1, type=click.Path())
+@click.option("--snapshot", "snapshot_file", default=None, type=click.Path(dir_okay=False, allow_dash=True),
+              help="A snapshot file (gengpu snapshot, or kubectl get nodes,... -o yaml); - for standard input.")
+@click.option("--context", default=None, help="Check the live cluster of this kubeconfig context instead.")
+@click.option("--output", "fmt", type=click.Choice(FORMATS), default=None,
+              help="Findings format (default text; github inside GitHub Actions).")
+@click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr, no summary line.")
+@_guarded
+def check(profiles, snapshot_file, context, fmt, strict, quiet):
+    """Check a running cluster against its profile: what each GPU node offers against what its pool promises.
+
+    \b
+    PROFILES default to profiles/*.yaml; the one whose pools the nodes
+    belong to is used. Each node is mapped to its pool (gengpu.dev/pool,
+    karpenter.sh/nodepool, the clouds' node pool labels) and checked for:
+    GPUs, shared GPUs or MIG devices it advertises (or DRA devices it
+    publishes), unhealthy GPUs, readiness, the MIG state, the sharing config
+    it runs, its driver version; then the GPU Operator's status and pending
+    pods no node can take. Findings point at the profile line of the promise.
+    Read-only: nothing is ever written to the cluster.
+
+    Exit status: 0 clean, 1 findings that are errors, 2 usage or environment
+    error (an unreachable API server, RBAC refusing nodes).
+    """
+    from gengpu import pipeline, reporting
+    from gengpu.findings import UsageError
+
+    if snapshot_file is not None and context is not None:
+        raise UsageError("give either --snapshot FILE or --context NAME, not both")
+    fmt = fmt or _default_format()
+    result = pipeline.check(list(profiles), snapshot_file, context, progress=not quiet)
+    findings = result.findings
+    color = fmt == "text" and reporting.use_color(sys.stdout)
+    out = reporting.text(findings, color) if fmt == "text" else reporting.REPORTERS[fmt](findings)
+    if out:
+        click.echo(out, color=color)
+    if fmt == "text" and not quiet:
+        errors = sum(f.severity == "error" for f in findings)
+        verdict = f"{errors} error(s), {len(findings) - errors} other finding(s)" if findings else "no findings"
+        click.echo(f"gengpu: {result.summary()}: {verdict}.", err=True)
+    sys.exit(reporting.exit_code(findings, strict))
+
+
 @main.command(name="diff")
 @click.option("--base", required=True, help="Git revision to compare with, e.g. origin/main.")
 @click.option("-o", "--output-dir", default="overlays", show_default=True, help="Folder of the overlays.")

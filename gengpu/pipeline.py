@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -522,3 +523,71 @@ def _check_overlays(overlays: list[Path], kubernetes_version, ctx, clusters: dic
 def _context_key(ctx) -> bytes:
     """The --profile a run checks workloads against: its text is part of every cache key."""
     return fleet.file_bytes(Path(ctx.profile.source)) if ctx is not None else b""
+
+
+# --- check: a running cluster against its profile ----------------------------------------------------------
+
+
+@dataclass
+class CheckResult:
+    findings: list[Finding]
+    profile: str | None = None  # the profile the snapshot was checked against
+    nodes: int = 0
+    source: str = ""
+
+    def summary(self) -> str:
+        against = f" against {self.profile}" if self.profile else ""
+        return f"checked {self.nodes} node(s) of {self.source}{against}"
+
+
+def check(paths: list[str], snapshot: str | None, context: str | None, out_dir: Path = Path(DEFAULT_OVERLAYS),
+          progress: bool = True) -> CheckResult:
+    """Load the profiles and the cluster's state (a snapshot file, standard input, or a kubeconfig context), pick
+    the profile the cluster's nodes belong to, and run the live rules."""
+    from gengpu.checking import live
+    from gengpu.live import pools
+    from gengpu.live import snapshot as snapshots
+
+    loaded = load_profiles(profile_files(paths), out_dir)
+    findings = [f for f in loaded.findings if f.is_error]  # why a profile cannot be checked against; the rest is validate's
+    profiles = [(c.profile, c.source.docs[0]) for c in loaded.profiles if c.profile is not None]
+    if snapshot is not None:
+        shown = "<stdin>" if snapshot == "-" else display(Path(snapshot))
+        if snapshot == "-":
+            from gengpu.loading import reading
+
+            raw = sys.stdin.buffer.read(reading.MAX_BYTES + 1)
+            errors = [reading.too_large(shown, len(raw))] if len(raw) > reading.MAX_BYTES else []
+        else:
+            if not Path(snapshot).exists():
+                raise UsageError(f"{shown}: no such file")
+            raw, errors = read_bytes(Path(snapshot), shown)
+        snap, more = snapshots.load(raw, shown) if raw is not None and not errors else (None, errors)
+        findings += more
+    else:
+        from gengpu.live import kube
+
+        namespace = profiles[0][0].operator.namespace if profiles else "gpu-operator"
+        objects, captured, notes = kube.capture(context, namespace, progress)
+        snap = snapshots.from_objects(f"context {context}" if context else "the current context", objects, captured,
+                                      notes)
+    if snap is None:
+        return CheckResult(sort_findings(findings), source=snapshot or "")
+    from gengpu.checking.rules import finding
+
+    findings += [finding("snapshot-incomplete", snap.source, 1, 1, f"not read: {note}; the checks that need it are "
+                         "left out") for note in snap.notes]
+    if not profiles:
+        return CheckResult(sort_findings(findings), nodes=len(snap.nodes), source=snap.source)
+    ranked = pools.choose(profiles, snap)
+    profile, doc, claimed = ranked[0]
+    if claimed == 0:
+        if snap.nodes:  # (no node at all: snapshot-incomplete says so)
+            findings.append(live.mismatch(snap, [p.name for p, _ in profiles]))
+        return CheckResult(sort_findings(findings), nodes=len(snap.nodes), source=snap.source)
+    if len(ranked) > 1 and ranked[1][2] == claimed:
+        raise UsageError(f"{snap.source}: its nodes belong to pools of {profile.name} and {ranked[1][0].name} "
+                         "alike; name the profile of this cluster (gengpu check PROFILE ...)")
+    cluster = pools.Cluster(profile, doc, snap, pools.map_nodes(profile, snap))
+    findings += live.check_cluster(cluster)
+    return CheckResult(sort_findings(findings), profile.source or profile.name, len(snap.nodes), snap.source)

@@ -444,3 +444,25 @@ def repository_lock(root: Path, wait: float | None = None):
         yield
     finally:
         os.close(fd)  # closing drops the lock
+
+
+def write_snapshot(path: Path, text: str) -> None:
+    """Write a snapshot file whole or not at all (a temporary file beside it, fsync, rename), and only over a file
+    that is missing or an earlier snapshot of gengpu's: never over a file of the user's."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise UsageError(f"{path} is not a regular file; gengpu writes snapshots only to new files or its own")
+    if path.exists():
+        head = path.read_bytes()[:4096]
+        if b"gengpu.dev/snapshot-of" not in head:
+            raise UsageError(f"{path} exists and is not a snapshot of gengpu's; give a new file name")
+    tmp = path.parent / f".{path.name}.{os.getpid()}{TMP_SUFFIX}"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None

@@ -20,8 +20,10 @@ GPU_STACK = "gpu-stack"  # a workload that runs part of NVIDIA's GPU stack (devi
 QUOTA = "quota"  # ResourceQuota, nos ElasticQuota, KAI Queue, Kueue ClusterQueue that count GPUs
 HELM_VALUES = "helm-values"  # a values file of NVIDIA's gpu-operator or nvidia-device-plugin chart
 OVERLAY = "overlay"  # cross-file checks over every document of a validate run
+LIVE_NODE = "live-node"  # `gengpu check`: one node of a running cluster, with the pool that claims it
+LIVE_CLUSTER = "live-cluster"  # `gengpu check`: the whole snapshot against one profile
 
 TARGETS = (PROFILE, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, GPU_CLIENTS, MIG_PARTED_HOOKS, CLUSTER_POLICY, NVIDIA_DRIVER,
            WORKLOAD,
            OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, KARPENTER_NODEOVERLAY, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, DRA, METRICS, QUOTA, GPU_STACK,
-           HELM_VALUES, OVERLAY)
+           HELM_VALUES, OVERLAY, LIVE_NODE, LIVE_CLUSTER)

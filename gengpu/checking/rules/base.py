@@ -28,6 +28,8 @@ from gengpu.checking.targets import (  # noqa: F401  (rule modules import their 
     KARPENTER_NODECLASS,
     KARPENTER_NODEOVERLAY,
     KARPENTER_NODEPOOL,
+    LIVE_CLUSTER,
+    LIVE_NODE,
     METRICS,
     MIG_PARTED_CONFIG,
     MIG_PARTED_HOOKS,

@@ -1,7 +1,7 @@
 """Findings that come from parsing, schemas and the real tools rather than from a rule module's check."""
 
 from gengpu.checking.rules.base import Rule
-from gengpu.checking.targets import DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, OBJECT, OVERLAY, PROFILE
+from gengpu.checking.targets import DEVICE_PLUGIN_CONFIG, LIVE_CLUSTER, MIG_PARTED_CONFIG, OBJECT, OVERLAY, PROFILE
 
 RULES = [
     Rule("yaml-syntax", "error", "The file is not valid YAML.", "Fix the YAML at the reported position.",
@@ -121,6 +121,21 @@ RULES = [
          "is reported with the date of the schema, as a warning: an error would fail CI on a valid file. Wrong "
          "types and values stay errors (object-schema).",
          "schemas/documented/ (scripts/crd-sources.yaml `documented:`)", applies_to=OBJECT),
+    Rule("snapshot-cluster-mismatch", "error", "No node of the snapshot belongs to a pool of the profiles checked: "
+         "the snapshot is of another cluster, or the nodes lack their pools' labels.",
+         "Check the profile that describes this cluster (gengpu check PROFILE --snapshot FILE), or the nodes' "
+         "gengpu.dev/pool labels.",
+         "gengpu check maps each node to a pool by the labels its pools write. A snapshot in which no node maps to "
+         "any pool says nothing about the profile: comparing them would report every GPU node as unclaimed.",
+         "gengpu", applies_to=LIVE_CLUSTER),
+    Rule("snapshot-incomplete", "error", "The snapshot lacks what the checks need (no Node), or a kind could not be "
+         "read (RBAC, a CRD not installed).",
+         "Capture with `gengpu snapshot` (or kubectl get nodes,... -o yaml) with the read-only role gengpu "
+         "generates (gengpu-check); the message names what is missing.",
+         "Each check rests on objects of a kind: nodes for every promise, ConfigMaps for sharing configs, "
+         "ResourceSlices for DRA pools, ClusterPolicies for the operator. A kind the capture could not read is "
+         "named, and the checks that need it are left out rather than reporting everything as missing.",
+         "gengpu", applies_to=LIVE_CLUSTER),
     Rule("object-no-schema", "info", "A Kubernetes object of a kind gengpu has no schema for: its fields are not "
          "checked.", "Nothing to fix; GPU rules still look at its pod templates. Ask for the CRD to be added to "
          "scripts/crd-sources.yaml.",

@@ -1,0 +1,15 @@
+"""Shared by the live rules: where a node's finding points (its pool's place in the profile) and how a node is
+named in a message."""
+
+from gengpu.checking.rules.base import Hit
+
+
+def at_pool(node, message: str, *rest) -> Hit:
+    """A finding of a pool's node, at the pool in the profile (the promise), naming the node."""
+    return Hit(("spec", "nodePools", node.pool.index, *rest) if node.pool else ("spec",),
+               f"node {node.name} (pool {node.pool.name if node.pool else '-'}): {message}")
+
+
+def at_item(item, message: str, *path) -> Hit:
+    """A finding of an object no pool promised, at the object in the snapshot."""
+    return Hit(path, message, doc=item)

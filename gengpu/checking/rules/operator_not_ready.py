@@ -1,0 +1,31 @@
+from gengpu.checking.rules._live import at_item
+from gengpu.checking.rules.base import LIVE_CLUSTER, Rule
+
+
+def check(cluster, ctx=None):
+    for item in [*cluster.snapshot.clusterpolicies, *cluster.snapshot.nvidiadrivers]:
+        kind = item.text("kind")
+        if kind == "NVIDIADriver" and item.text("status", "state") == "disabled":
+            continue  # reconciled by the ClusterPolicy instead: nvidiadriver-not-enabled judges the files
+        state = item.text("status", "state")
+        if state is not None and state != "ready":  # (no state in the snapshot: snapshot-object-partial)
+            conditions = item.sequence("status", "conditions")
+            why = "; ".join(f"{c.get('reason')}: {c.get('message')}" for c in conditions
+                            if isinstance(c, dict) and c.get("status") == "False" and c.get("message"))
+            yield at_item(item, f"{kind} {item.name} is {state}, not ready"
+                          + (f" ({why})" if why else ""), "status")
+
+
+RULE = Rule(
+    id="operator-not-ready",
+    severity="error",
+    summary="The GPU Operator's ClusterPolicy or an NVIDIADriver is not ready.",
+    fix="kubectl get pods -n <operator namespace>: the operand that is not Running (driver, toolkit, device plugin, "
+    "validator) says why in its log; kubectl describe clusterpolicy shows the conditions.",
+    explanation="The operator reports ready only when every operand it manages runs on every GPU node. notReady "
+    "usually means a driver that does not build or load on the node image, a toolkit that cannot configure the "
+    "runtime, or a validator that cannot run a CUDA workload: GPU pods wait until it is fixed.",
+    source="NVIDIA/gpu-operator api/nvidia/v1 ClusterPolicy status.state, api/nvidia/v1alpha1 NVIDIADriver status",
+    check=check,
+    applies_to=LIVE_CLUSTER,
+)

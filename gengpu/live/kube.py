@@ -1,0 +1,167 @@
+"""The one module that talks to a Kubernetes API server: a read-only capture of what `gengpu check` needs, through
+the official `kubernetes` client and the user's kubeconfig. Lists are paginated (limit/continue) so memory stays
+flat on large clusters; nothing is ever written; Secrets are never read.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from gengpu.findings import UsageError
+
+PAGE = 500
+TIMEOUT = 30  # seconds per request
+# (api group, version, plural, kind, namespaced): what a snapshot holds, in this order
+CLUSTER_KINDS = [
+    ("", "v1", "nodes", "Node"),
+    ("nvidia.com", "v1", "clusterpolicies", "ClusterPolicy"),
+    ("nvidia.com", "v1alpha1", "nvidiadrivers", "NVIDIADriver"),
+    ("resource.k8s.io", "v1", "resourceslices", "ResourceSlice"),
+    ("resource.k8s.io", "v1", "deviceclasses", "DeviceClass"),
+    ("karpenter.sh", "v1", "nodepools", "NodePool"),
+    ("karpenter.sh", "v1", "nodeclaims", "NodeClaim"),
+]
+CONFIGMAPS = ("gengpu-device-plugin-config", "gengpu-mig-parted-config")
+GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")
+
+
+def _client(context: str | None):
+    try:
+        from kubernetes import client, config
+        from kubernetes.config.config_exception import ConfigException
+    except ImportError as exc:  # pragma: no cover - a dependency of gengpu
+        raise UsageError(f"the kubernetes Python client is missing ({exc}); reinstall gengpu") from exc
+    import os
+
+    try:
+        # KUBECONFIG as this process sees it (the client reads it once, when first imported); ':' lists merge
+        api = config.new_client_from_config(config_file=os.environ.get("KUBECONFIG") or None, context=context)
+    except (ConfigException, OSError, ValueError, TypeError) as exc:
+        where = f"context {context!r}" if context else "the current context"
+        raise UsageError(f"cannot use {where} of the kubeconfig: {exc}") from None
+    if not api.configuration.verify_ssl:
+        import urllib3
+
+        # the kubeconfig asks for it (insecure-skip-tls-verify): said once here, not on every request
+        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
+        sys.stderr.write("gengpu: warning: the kubeconfig turns TLS verification off for this cluster\n")
+    return client, api
+
+
+def _reason(exc) -> str:
+    status = getattr(exc, "status", None)
+    if status == 403:
+        return "forbidden (RBAC)"
+    if status == 404:
+        return "not served (its CRD is not installed)"
+    if status:
+        return f"HTTP {status} {getattr(exc, 'reason', '')}".strip()
+    return str(getattr(exc, "reason", None) or exc).splitlines()[0][:200]
+
+
+def _pages(fetch, what: str, progress) -> list[dict]:
+    items, token = [], None
+    while True:
+        kwargs = {"limit": PAGE, "_request_timeout": TIMEOUT, **({"_continue": token} if token else {})}
+        data = fetch(**kwargs)
+        items += data.get("items") or []
+        progress(what, len(items))
+        token = (data.get("metadata") or {}).get("continue")
+        if not token:
+            return items
+
+
+def _asks_for_gpu(pod: dict) -> bool:
+    spec = pod.get("spec") or {}
+    if spec.get("resourceClaims"):
+        return True
+    for group in ("containers", "initContainers"):
+        for c in spec.get(group) or []:
+            res = (c or {}).get("resources") or {}
+            for section in ("limits", "requests"):
+                if any(str(k).startswith(GPU_PREFIXES) for k in (res.get(section) or {})):
+                    return True
+    return False
+
+
+def capture(context: str | None, namespace: str = "gpu-operator", progress_to_terminal: bool = True) \
+        -> tuple[list[dict], set[str], list[str]]:
+    """(objects, kinds captured, notes on what could not be read) of the cluster behind a kubeconfig context."""
+    import json
+
+    client, api = _client(context)
+    from kubernetes.client.rest import ApiException
+
+    custom, core = client.CustomObjectsApi(api), client.CoreV1Api(api)
+    show = progress_to_terminal and sys.stderr.isatty()
+    started = time.monotonic()
+
+    def progress(what: str, n: int) -> None:
+        if show:
+            sys.stderr.write(f"\rgengpu: read {n} {what} ({time.monotonic() - started:.0f} s)   ")
+            sys.stderr.flush()
+
+    def listing(group: str, version: str, plural: str):
+        # the raw JSON (every field as the server sent it), not the client's model objects
+        if group == "":
+            return lambda **kw: json.loads(getattr(core, f"list_{plural[:-1]}")(**kw, _preload_content=False).data)
+        return lambda **kw: json.loads(custom.list_cluster_custom_object(group, version, plural, **kw,
+                                                                         _preload_content=False).data)
+
+    objects, captured, notes = [], set(), []
+    try:
+        for group, version, plural, kind in CLUSTER_KINDS:
+            api_version = f"{group}/{version}" if group else version
+            try:
+                items = _pages(listing(group, version, plural), plural, progress)
+            except ApiException as exc:
+                if plural == "nodes":
+                    raise UsageError(f"cannot list nodes: {_reason(exc)}; `kubectl auth can-i list nodes` tells, "
+                                     "and gengpu's gengpu-check ClusterRole grants it") from None
+                if exc.status == 404:  # the kind is not installed (no Karpenter, no operator): there are none
+                    captured.add(plural)
+                else:
+                    notes.append(f"{kind} ({api_version}): {_reason(exc)}")
+                continue
+            captured.add(plural)
+            objects += [{**item, "apiVersion": api_version, "kind": kind} for item in items]
+        try:
+            pods = _pages(lambda **kw: json.loads(core.list_pod_for_all_namespaces(**kw, _preload_content=False).data),
+                          "pods", progress)
+            objects += [{**p, "apiVersion": "v1", "kind": "Pod"} for p in pods if _asks_for_gpu(p)]
+            captured.add("pods")
+        except ApiException as exc:
+            notes.append(f"Pod (v1): {_reason(exc)}")
+        for name in CONFIGMAPS:
+            try:
+                cm = json.loads(core.read_namespaced_config_map(name, namespace, _request_timeout=TIMEOUT,
+                                                                _preload_content=False).data)
+                objects.append({**cm, "apiVersion": "v1", "kind": "ConfigMap"})
+                captured.add("configmaps")
+            except ApiException as exc:
+                if exc.status == 404:
+                    captured.add("configmaps")  # looked, not there
+                else:
+                    notes.append(f"ConfigMap {namespace}/{name}: {_reason(exc)}")
+    except UsageError:
+        raise
+    except ApiException as exc:
+        raise UsageError(f"the API server refused the capture: {_reason(exc)}") from None
+    except Exception as exc:  # noqa: BLE001  (urllib3: connection refused, TLS, timeouts): an environment error
+        where = f"context {context!r}" if context else "the current context"
+        raise UsageError(f"cannot reach the API server of {where}: {str(exc).splitlines()[0][:300]}") from None
+    finally:
+        if show:
+            sys.stderr.write("\n")
+        api.close()
+    return objects, captured, notes
+
+
+def as_list(objects: list[dict], captured: set[str], notes: list[str], source: str) -> dict:
+    """The snapshot file: a v1 List as kubectl prints one, with what was captured and what could not be read."""
+    return {"apiVersion": "v1", "kind": "List",
+            "metadata": {"annotations": {"gengpu.dev/snapshot-of": source,
+                                         "gengpu.dev/captured": ",".join(sorted(captured)),
+                                         **({"gengpu.dev/not-read": "; ".join(notes)} if notes else {})}},
+            "items": objects}

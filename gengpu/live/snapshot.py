@@ -1,0 +1,138 @@
+"""Loading a snapshot: the objects of one cluster, each kept with its place in the file for findings.
+
+A snapshot is what `kubectl get nodes,pods,... -A -o yaml` prints (a `v1 List`, or a List per kind one after
+another), what `gengpu snapshot` writes, or the same as JSON. Read the way every input is (bounded, regular files
+or standard input). Objects of kinds the checks do not use are kept out; Secrets are never kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gengpu.findings import Finding
+from gengpu.loading import Document, load_bytes
+
+# (apiVersion group, kind) -> the attribute of Snapshot that holds them
+KINDS = {
+    ("", "Node"): "nodes",
+    ("", "Pod"): "pods",
+    ("", "ConfigMap"): "configmaps",
+    ("nvidia.com", "ClusterPolicy"): "clusterpolicies",
+    ("nvidia.com", "NVIDIADriver"): "nvidiadrivers",
+    ("resource.k8s.io", "ResourceSlice"): "resourceslices",
+    ("resource.k8s.io", "DeviceClass"): "deviceclasses",
+    ("karpenter.sh", "NodePool"): "nodepools",
+    ("karpenter.sh", "NodeClaim"): "nodeclaims",
+}
+
+
+@dataclass
+class Item:
+    """One object of the snapshot and where it is written (None when it came from the API server)."""
+
+    data: dict
+    doc: Document | None = None
+    path: tuple = ()  # inside doc: ("items", i) for an object of a List
+
+    @property
+    def name(self) -> str:
+        meta = self.data.get("metadata")
+        return str(meta.get("name", "")) if isinstance(meta, dict) else ""
+
+    @property
+    def labels(self) -> dict:
+        meta = self.data.get("metadata") if isinstance(self.data.get("metadata"), dict) else {}
+        labels = meta.get("labels")
+        return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+
+    def get(self, *path, default=None):
+        node = self.data
+        for part in path:
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+    # typed reads: a snapshot is input like any other, and a field of another shape reads as absent
+    def mapping(self, *path) -> dict:
+        value = self.get(*path)
+        return value if isinstance(value, dict) else {}
+
+    def sequence(self, *path) -> list:
+        value = self.get(*path)
+        return value if isinstance(value, list) else []
+
+    def text(self, *path) -> str | None:
+        value = self.get(*path)
+        return str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
+
+    def position(self, *inner) -> tuple[int, int]:
+        return self.doc.position(self.path + inner) if self.doc is not None else (0, 0)
+
+
+@dataclass
+class Snapshot:
+    source: str  # the file as shown, or "context NAME"
+    nodes: list[Item] = field(default_factory=list)
+    pods: list[Item] = field(default_factory=list)
+    configmaps: list[Item] = field(default_factory=list)
+    clusterpolicies: list[Item] = field(default_factory=list)
+    nvidiadrivers: list[Item] = field(default_factory=list)
+    resourceslices: list[Item] = field(default_factory=list)
+    deviceclasses: list[Item] = field(default_factory=list)
+    nodepools: list[Item] = field(default_factory=list)
+    nodeclaims: list[Item] = field(default_factory=list)
+    captured: set[str] = field(default_factory=set)  # the kinds the snapshot holds lists of (absent: not looked at)
+    notes: list[str] = field(default_factory=list)  # what the capture could not read, and why
+
+    def add(self, item: Item) -> None:
+        group = str(item.data.get("apiVersion", "")).rpartition("/")[0]
+        where = KINDS.get((group, str(item.data.get("kind", ""))))
+        if where:
+            getattr(self, where).append(item)
+            self.captured.add(where)
+
+
+def from_objects(source: str, objects: list[dict], captured: set[str], notes: list[str]) -> Snapshot:
+    """A snapshot of objects read from the API server (no file positions)."""
+    snap = Snapshot(source, notes=list(notes))
+    for obj in objects:
+        snap.add(Item(obj))
+    snap.captured |= captured
+    return snap
+
+
+def load(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
+    """Parse a snapshot file; its problems are findings (a broken file is one error, never a traceback)."""
+    docs, findings = load_bytes(raw, shown)
+    if findings:
+        return None, findings
+    snap = Snapshot(shown)
+    for doc in docs:
+        data = doc.data
+        if not isinstance(data, dict):
+            continue
+        items = data.get("items")
+        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+        if isinstance(notes.get("gengpu.dev/captured"), str):  # written by `gengpu snapshot`
+            snap.captured |= {k for k in notes["gengpu.dev/captured"].split(",") if k}
+        if isinstance(notes.get("gengpu.dev/not-read"), str):
+            snap.notes += [n for n in notes["gengpu.dev/not-read"].split("; ") if n]
+        if str(data.get("kind", "")).endswith("List") and isinstance(items, list):
+            # a List of one kind (NodeList) says it in its own kind: its items may carry no kind of their own
+            inner = str(data.get("kind"))[:-4] if data.get("kind") != "List" else None
+            for i, obj in enumerate(items):
+                if isinstance(obj, dict):
+                    if inner and "kind" not in obj:
+                        obj = {**obj, "kind": inner, "apiVersion": data.get("apiVersion", "v1")}
+                    snap.add(Item(obj, doc, ("items", i)))
+            if inner and inner.lower() + "s" in {v for v in KINDS.values()}:
+                snap.captured.add(inner.lower() + "s")
+        elif "kind" in data:
+            snap.add(Item(data, doc, ()))
+    if not snap.nodes:
+        findings.append(Finding(shown, 1, 1, "error", "snapshot-incomplete",
+                                "the snapshot holds no Node: nothing to check the profiles' promises against",
+                                "capture nodes too: `gengpu snapshot` or `kubectl get nodes,... -o yaml`"))
+    return snap, findings

@@ -1,0 +1,111 @@
+"""Snapshots of a cluster as its profile describes it when all is well, built from the profile YAML alone (not from
+gengpu's code): every pool gets nodes labelled as its provisioner, GPU Feature Discovery, the device plugin and the
+MIG manager label them (NVIDIA/k8s-device-plugin internal/lm, NVIDIA/mig-parted reconfigure), advertising what
+the pool shares. Tests then break one thing at a time.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import yaml
+
+SHARED = ("time-slicing", "mps")
+
+
+def advertised(pool: dict, gpus: int) -> dict[str, int]:
+    sharing = pool.get("sharing") or {}
+    mode = sharing.get("mode", "none")
+    if pool.get("allocation") == "dra":
+        return {}
+    if mode in SHARED:
+        name = "nvidia.com/gpu.shared" if sharing.get("renameByDefault") else "nvidia.com/gpu"
+        return {name: gpus * sharing["replicas"]}
+    if mode == "mig":
+        mig = sharing.get("mig") or {}
+        layout = mig.get("layout") or {}
+        if mig.get("strategy") == "single":
+            return {"nvidia.com/gpu": gpus * sum(layout.values())}
+        return {f"nvidia.com/mig-{p}": gpus * n for p, n in layout.items()}
+    return {"nvidia.com/gpu": gpus}
+
+
+def node(profile: dict, pool: dict, index: int, gpus: int = 1, product: str = "NVIDIA-L4") -> dict:
+    spec = profile["spec"]
+    sharing = pool.get("sharing") or {}
+    mode = sharing.get("mode", "none")
+    labels = {"gengpu.dev/pool": pool["name"], "nvidia.com/gpu.present": "true", "nvidia.com/gpu.count": str(gpus),
+              "kubernetes.io/hostname": f"{pool['name']}-{index}",
+              "nvidia.com/cuda.driver-version.full": "580.95.05"}
+    if pool.get("provisioner") == "karpenter":
+        labels["karpenter.sh/nodepool"] = pool["name"]
+    operator = (spec.get("operator") or {}).get("enabled", True) and spec["platform"] != "gke-autopilot"
+    if pool.get("allocation") == "dra":
+        labels["nvidia.com/dra-kubelet-plugin"] = "true"
+    elif operator:
+        labels["nvidia.com/device-plugin.config"] = pool["name"]
+    if mode == "mig" and operator:
+        labels.update({"nvidia.com/mig.config": pool["name"], "nvidia.com/mig.config.state": "success"})
+    mig = sharing.get("mig") or {}
+    if mode == "mig" and mig.get("strategy") == "single":
+        # GFD's single strategy labels nvidia.com/gpu.* with the MIG device's values: count is the node's MIG
+        # devices, product <model>-MIG-<profile> (k8s-device-plugin internal/lm/mig-strategy.go, resource.go)
+        (profile_name, per_gpu), = mig["layout"].items()
+        labels.update({"nvidia.com/gpu.count": str(gpus * per_gpu),
+                       "nvidia.com/gpu.product": f"{product}-MIG-{profile_name}"})
+    if mode in SHARED and pool.get("allocation") != "dra":
+        resource = "nvidia.com/gpu.shared" if sharing.get("renameByDefault") else "nvidia.com/gpu"
+        labels.update({f"{resource}.replicas": str(sharing["replicas"]), f"{resource}.sharing-strategy": mode,
+                       f"{resource}.product": product + ("" if sharing.get("renameByDefault") else "-SHARED")})
+    offered = {k: str(v) for k, v in advertised(pool, gpus).items()}
+    resources = {"cpu": "8", "memory": "32Gi", "pods": "110", **offered}
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": f"{pool['name']}-{index}", "labels": labels},
+        "spec": {"taints": [t for t in pool.get("taints", [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}])]},
+        "status": {"capacity": dict(resources), "allocatable": dict(resources),
+                   "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]},
+    }
+
+
+def healthy(profile_text: str, per_pool: int = 2) -> dict:
+    """A v1 List: per pool `per_pool` healthy nodes, the sharing ConfigMap with every pool's key, a ready
+    ClusterPolicy, and for DRA pools a ResourceSlice per node with its GPUs."""
+    profile = yaml.safe_load(profile_text)
+    spec = profile["spec"]
+    items = []
+    for pool in spec["nodePools"]:
+        gpus = pool.get("gpusPerNode") or 1
+        for i in range(per_pool):
+            items.append(node(profile, pool, i, gpus))
+            if pool.get("allocation") == "dra":
+                items.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                              "metadata": {"name": f"{pool['name']}-{i}-gpu.nvidia.com"},
+                              "spec": {"driver": "gpu.nvidia.com", "nodeName": f"{pool['name']}-{i}",
+                                       "pool": {"name": f"{pool['name']}-{i}", "generation": 1,
+                                                "resourceSliceCount": 1},
+                                       "devices": [{"name": f"gpu-{g}"} for g in range(gpus)]}})
+    operator = (spec.get("operator") or {}).get("enabled", True) and spec["platform"] != "gke-autopilot"
+    if operator:
+        namespace = (spec.get("operator") or {}).get("namespace", "gpu-operator")
+        keys = ["default"] + [p["name"] for p in spec["nodePools"] if p.get("allocation") != "dra"]
+        items.append({"apiVersion": "v1", "kind": "ConfigMap",
+                      "metadata": {"name": "gengpu-device-plugin-config", "namespace": namespace},
+                      "data": {k: "version: v1\n" for k in keys}})
+        # the CRD's required sections (the API server refuses a ClusterPolicy without them)
+        required = ("daemonsets", "dcgm", "dcgmExporter", "devicePlugin", "driver", "gfd", "nodeStatusExporter",
+                    "operator", "toolkit")
+        items.append({"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
+                      "spec": {k: {} for k in required}, "status": {"state": "ready"}})
+    items.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "system-0", "labels": {}},
+                  "status": {"capacity": {"cpu": "4"}, "allocatable": {"cpu": "4"},
+                             "conditions": [{"type": "Ready", "status": "True"}]}})
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def find(snapshot: dict, name: str) -> dict:
+    return next(i for i in snapshot["items"] if i["metadata"]["name"] == name)
+
+
+def dump(snapshot: dict) -> str:
+    return yaml.safe_dump(copy.deepcopy(snapshot), sort_keys=False)

@@ -1,0 +1,154 @@
+"""`gengpu snapshot` and `gengpu check --context` against a real API server (kube-apiserver and etcd, built at
+pinned versions into ./bin): nodes created and their status set through the status subresource, the GPU
+Operator's ClusterPolicy CRD (vendored, v26.7.0) installed, and the read-only role gengpu generates applied."""
+
+import gzip
+import json
+
+import pytest
+import yaml
+
+import apiserver
+import snapshots
+
+REPO = apiserver.REPO
+# the test server's self-signed certificate (the kubeconfig says insecure-skip-tls-verify)
+pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
+MPS = REPO / "profiles" / "eks-l4-mps.yaml"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    server = apiserver.start(tmp_path_factory.mktemp("apiserver"))
+    client, api = server.client()
+    ext = client.ApiextensionsV1Api(api)
+    for name in ("nvidia.com_clusterpolicies.yaml", "nvidia.com_nvidiadrivers.yaml"):
+        raw = (REPO / "schemas" / "upstream" / "NVIDIA" / "gpu-operator" / "deployments" / "gpu-operator" / "crds" /
+               f"{name}.gz").read_bytes()
+        ext.create_custom_resource_definition(yaml.safe_load(gzip.decompress(raw)))
+    core = client.CoreV1Api(api)
+    core.create_namespace({"metadata": {"name": "gpu-operator"}})
+    yield server, client, api
+    server.stop()
+
+
+def _apply(client, api, snap: dict) -> None:
+    """Every object of a snapshot into the cluster: spec first, then status through its subresource, as the kubelet,
+    the device plugin and the operator set it."""
+    core, custom = client.CoreV1Api(api), client.CustomObjectsApi(api)
+    for item in snap["items"]:
+        body = {k: v for k, v in item.items() if k != "status"}
+        status = item.get("status")
+        if item["kind"] == "Node":
+            try:
+                core.delete_node(item["metadata"]["name"])
+            except client.exceptions.ApiException:
+                pass
+            core.create_node(body)
+            if status:
+                core.patch_node_status(item["metadata"]["name"], {"status": status})
+        elif item["kind"] == "ConfigMap":
+            core.create_namespaced_config_map(item["metadata"]["namespace"], body)
+        elif item["kind"] == "ClusterPolicy":
+            custom.create_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", body)
+            if status:
+                custom.patch_cluster_custom_object_status("nvidia.com", "v1", "clusterpolicies",
+                                                          item["metadata"]["name"], {"status": status})
+
+
+def _reset(client, api) -> None:
+    core, custom = client.CoreV1Api(api), client.CustomObjectsApi(api)
+    for node in core.list_node().items:
+        core.delete_node(node.metadata.name)
+    for cm in core.list_namespaced_config_map("gpu-operator").items:
+        core.delete_namespaced_config_map(cm.metadata.name, "gpu-operator")
+    for cp in custom.list_cluster_custom_object("nvidia.com", "v1", "clusterpolicies")["items"]:
+        custom.delete_cluster_custom_object("nvidia.com", "v1", "clusterpolicies", cp["metadata"]["name"])
+
+
+def _check(run, tmp_path, server, monkeypatch, context="admin", *more):
+    import shutil
+
+    monkeypatch.setenv("KUBECONFIG", str(server.kubeconfig))
+    shutil.copy(MPS, tmp_path / MPS.name)
+    return run("check", MPS.name, "--context", context, "--output", "json", *more, cwd=tmp_path)
+
+
+def test_a_healthy_cluster_live_and_its_snapshot_agree(cluster, run, tmp_path, monkeypatch):
+    server, client, api = cluster
+    _reset(client, api)
+    _apply(client, api, snapshots.healthy(MPS.read_text()))
+    result = _check(run, tmp_path, server, monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["findings"] == []
+    snap = run("snapshot", "--context", "admin", "-o", "snap.json", cwd=tmp_path)
+    assert snap.exit_code == 0, snap.output
+    captured = json.loads((tmp_path / "snap.json").read_text())
+    assert (captured["apiVersion"], captured["kind"]) == ("v1", "List")
+    assert sorted(i["metadata"]["name"] for i in captured["items"] if i["kind"] == "Node") == \
+        ["l4-mps-0", "l4-mps-1", "system-0"]
+    assert not any(i["kind"] == "Secret" for i in captured["items"])
+    offline = run("check", MPS.name, "--snapshot", "snap.json", "--output", "json", cwd=tmp_path)
+    assert (offline.exit_code, json.loads(offline.stdout)["findings"]) == (0, [])
+
+
+def test_drift_on_a_live_cluster_is_found_at_the_node(cluster, run, tmp_path, monkeypatch):
+    """The same classes as the snapshot tests, through the API server: sharing that did not apply, an unhealthy
+    GPU, a node that is not Ready, and the operator not ready."""
+    server, client, api = cluster
+    _reset(client, api)
+    snap = snapshots.healthy(MPS.read_text())
+    first, second = snapshots.find(snap, "l4-mps-0"), snapshots.find(snap, "l4-mps-1")
+    first["status"]["capacity"]["nvidia.com/gpu"] = first["status"]["allocatable"]["nvidia.com/gpu"] = "1"
+    second["status"]["allocatable"]["nvidia.com/gpu"] = "3"
+    second["status"]["conditions"] = [{"type": "Ready", "status": "False", "reason": "KubeletNotReady"}]
+    snapshots.find(snap, "cluster-policy")["status"] = {"state": "notReady"}
+    _apply(client, api, snap)
+    result = _check(run, tmp_path, server, monkeypatch)
+    findings = json.loads(result.stdout)["findings"]
+    assert result.exit_code == 1
+    assert sorted((f["file"], f["rule"], f["message"]) for f in findings) == [
+        ("context admin", "operator-not-ready", "ClusterPolicy cluster-policy is notReady, not ready"),
+        ("eks-l4-mps.yaml", "node-gpus-not-advertised", "node l4-mps-0 (pool l4-mps): nvidia.com/gpu allocatable is 1, "
+         "the profile promises 4 (1 GPU(s) x 4 mps replicas): the pool's sharing or MIG config did not apply"),
+        ("eks-l4-mps.yaml", "node-gpus-unhealthy", "node l4-mps-1 (pool l4-mps): 1 of 4 nvidia.com/gpu are unhealthy "
+         "(allocatable 3 < capacity 4)"),
+        ("eks-l4-mps.yaml", "node-not-ready", "node l4-mps-1 (pool l4-mps): is not Ready (Ready is False) "
+         "(KubeletNotReady)")]
+
+
+def test_the_generated_read_only_role_is_enough_and_nothing_else_is(cluster, run, tmp_path, monkeypatch):
+    """The gengpu-check ServiceAccount, ClusterRole and Role of the overlay, applied: a check as that account passes
+    (it reads every kind it needs); as an account without them, listing nodes is refused and gengpu says so."""
+    server, client, api = cluster
+    _reset(client, api)
+    _apply(client, api, snapshots.healthy(MPS.read_text()))
+    rbac, core = client.RbacAuthorizationV1Api(api), client.CoreV1Api(api)
+    for doc in yaml.safe_load_all((REPO / "overlays" / "eks-l4-mps" / "gengpu-check-rbac.yaml").read_text()):
+        kind, ns = doc["kind"], doc["metadata"].get("namespace")
+        create = {"ServiceAccount": lambda d: core.create_namespaced_service_account(ns, d),
+                  "ClusterRole": rbac.create_cluster_role, "ClusterRoleBinding": rbac.create_cluster_role_binding,
+                  "Role": lambda d: rbac.create_namespaced_role(ns, d),
+                  "RoleBinding": lambda d: rbac.create_namespaced_role_binding(ns, d)}[kind]
+        create({k: v for k, v in doc.items() if k not in ("apiVersion", "kind")} | {"metadata": {
+            k: v for k, v in doc["metadata"].items() if k != "annotations"}})
+    server.add_service_account_context("gpu-operator", "gengpu-check")
+    server.add_service_account_context("default", "nobody")
+    allowed = _check(run, tmp_path, server, monkeypatch, "gengpu-check")
+    assert (allowed.exit_code, json.loads(allowed.stdout)["findings"]) == (0, [])
+    refused = _check(run, tmp_path, server, monkeypatch, "nobody")
+    assert refused.exit_code == 2
+    assert refused.output.splitlines()[-1] == ("gengpu: error: cannot list nodes: forbidden (RBAC); `kubectl auth "
+                                               "can-i list nodes` tells, and gengpu's gengpu-check ClusterRole grants it")
+
+
+def test_an_unreachable_api_server_or_an_unknown_context(cluster, run, tmp_path, monkeypatch):
+    server, client, api = cluster
+    unreachable = _check(run, tmp_path, server, monkeypatch, "unreachable")
+    assert unreachable.exit_code == 2
+    assert unreachable.output.splitlines()[-1].startswith("gengpu: error: cannot reach the API server of context "
+                                                          "'unreachable': ")
+    unknown = _check(run, tmp_path, server, monkeypatch, "no-such-context")
+    assert unknown.exit_code == 2
+    assert unknown.output.splitlines()[-1].startswith("gengpu: error: cannot use context 'no-such-context' of the "
+                                                      "kubeconfig: ")

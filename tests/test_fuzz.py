@@ -62,8 +62,8 @@ def test_a_profile_that_text_mutations_made_a_list_is_still_mutated():
 
 @pytest.mark.parametrize("chunk", range(0, 40, 20))
 def test_the_other_surfaces_never_crash(tmp_path, chunk, monkeypatch):
-    """import, plan, init, diff over hostile trees and refs, and a cache of another shape (tests/fuzz/surfaces.py):
-    every command ends in 0, 1 or 2. scripts/fuzz --surfaces runs the long version."""
+    """import, plan, init, diff over hostile trees and refs, check over hostile snapshots, and a cache of another shape
+    (tests/fuzz/surfaces.py): every command ends in 0, 1 or 2. scripts/fuzz --surfaces runs the long version."""
     from fuzz import surfaces
 
     monkeypatch.delenv("GENGPU_DEBUG", raising=False)

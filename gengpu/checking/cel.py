@@ -7,6 +7,7 @@ answers object after object over a pipe; its findings land at the field's line l
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
@@ -44,6 +45,18 @@ class _Checker:
         self.proc = subprocess.Popen([*self.tool.argv, str(schemas_path() / "cel")], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
         self.count = 0
+        atexit.register(self.close)  # not left to the interpreter's teardown (a ResourceWarning, a stray process)
+
+    def close(self) -> None:
+        if self.pid != os.getpid() or self.proc.poll() is not None:
+            return
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            stream.close()
+        try:
+            self.proc.wait(timeout=5)  # celcheck ends at the end of its input
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
     def check(self, schema_name: str, data: dict) -> list[dict]:
         self.count += 1

@@ -10,6 +10,8 @@ A case runs, in its own folder:
            writes passes its own checks
   diff     a git repository whose base commit holds links out of the tree, odd names and a FIFO-like entry, and
            hostile revisions
+  check    a healthy snapshot of an example profile (tests/snapshots.py), mutated as data and as text: every
+           finding format must answer
 """
 
 from __future__ import annotations
@@ -177,9 +179,42 @@ def _diff(number: int, work: Path, out: Outcome) -> None:
         _code(out, f"diff {json.dumps(ref)}", _invoke(["diff", "--base", ref, "--output", "json"], work))
 
 
+def snapshot(number: int) -> tuple[str, bytes, tuple[str, ...]]:
+    """An example profile's name and a snapshot of its cluster, mutated as data and as text."""
+    import snapshots  # tests/snapshots.py: healthy snapshots built from the profile YAML
+
+    rng = random.Random(f"check-{number}")
+    profile = rng.choice(sorted((mutator.ROOT / "profiles").glob("*.yaml")))
+    data = snapshots.healthy(profile.read_text(), per_pool=rng.choice([1, 2]))
+    mutations = [mutator._data_mutation(rng, data, "manifest") for _ in range(rng.choice([1, 2, 4, 8]))]  # noqa: SLF001
+    try:
+        content: str | bytes = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return profile.name, b"[]", (*mutations, "(not representable)")
+    if rng.random() < 0.3:
+        what, content = mutator._text_mutation(rng, content)  # noqa: SLF001
+        mutations.append(what)
+    raw = content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass")
+    return profile.name, raw, tuple(mutations)
+
+
+def _check(number: int, work: Path, out: Outcome) -> None:
+    name, raw, _ = snapshot(number)
+    (work / name).write_bytes((mutator.ROOT / "profiles" / name).read_bytes())
+    (work / "snap.yaml").write_bytes(raw)
+    for fmt in ("json", "sarif"):
+        result = _invoke(["check", name, "--snapshot", "snap.yaml", "--output", fmt], work)
+        if _code(out, f"check --output {fmt}", result) in (0, 1):
+            try:
+                json.loads(result.stdout)
+            except ValueError:
+                out.internal += f"check --output {fmt} printed no JSON:\n{result.stdout[:500]}"
+
+
 def run(number: int, workdir: Path) -> Outcome:
     out = Outcome(number)
-    for name, surface in (("import", _import), ("plan", _plan_and_cache), ("init", _init), ("diff", _diff)):
+    for name, surface in (("import", _import), ("plan", _plan_and_cache), ("init", _init), ("diff", _diff),
+                          ("check", _check)):
         folder = workdir / name
         folder.mkdir(parents=True)
         try:

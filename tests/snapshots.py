@@ -54,9 +54,10 @@ def node(profile: dict, pool: dict, index: int, gpus: int = 1, product: str = "N
         labels.update({"nvidia.com/gpu.count": str(gpus * per_gpu),
                        "nvidia.com/gpu.product": f"{product}-MIG-{profile_name}"})
     if mode in SHARED and pool.get("allocation") != "dra":
-        resource = "nvidia.com/gpu.shared" if sharing.get("renameByDefault") else "nvidia.com/gpu"
-        labels.update({f"{resource}.replicas": str(sharing["replicas"]), f"{resource}.sharing-strategy": mode,
-                       f"{resource}.product": product + ("" if sharing.get("renameByDefault") else "-SHARED")})
+        # GFD labels nvidia.com/gpu.* whatever the advertised name; -SHARED only when the resource is not renamed
+        # (k8s-device-plugin internal/lm/resource.go: fullGPUResourceName, getProductName)
+        labels.update({"nvidia.com/gpu.replicas": str(sharing["replicas"]), "nvidia.com/gpu.sharing-strategy": mode,
+                       "nvidia.com/gpu.product": product + ("" if sharing.get("renameByDefault") else "-SHARED")})
     offered = {k: str(v) for k, v in advertised(pool, gpus).items()}
     resources = {"cpu": "8", "memory": "32Gi", "pods": "110", **offered}
     return {

@@ -290,3 +290,25 @@ def test_fields_of_another_shape_read_as_absent(run, tmp_path):
     assert result.exit_code in (0, 1) and "internal error" not in result.output
     rules = sorted({f[2] for f in found(result)})
     assert rules == ["node-gpus-not-advertised", "snapshot-object-partial"]
+
+
+def test_gfd_labels_of_a_renamed_shared_resource(run, tmp_path):
+    """GFD labels nvidia.com/gpu.replicas, .sharing-strategy and .product whatever the advertised name; the product
+    says -SHARED only when the shared resource keeps the name nvidia.com/gpu (k8s-device-plugin resource.go). A
+    renameByDefault pool whose node shows -SHARED runs a config that does not rename: pods asking for
+    nvidia.com/gpu.shared wait."""
+    profile = REPO / "tests" / "fixtures" / "profiles" / "eks-shared-paths.yaml"
+    data = yaml.safe_load(profile.read_text())
+    pool = next(p for p in data["spec"]["nodePools"] if (p.get("sharing") or {}).get("renameByDefault"))
+    snap = snapshots.healthy(profile.read_text(), per_pool=2)
+    first, second = (snapshots.find(snap, f"{pool['name']}-{i}") for i in range(2))
+    first["metadata"]["labels"]["nvidia.com/gpu.replicas"] = "2"
+    second["metadata"]["labels"]["nvidia.com/gpu.product"] += "-SHARED"
+    result = check(run, tmp_path, profile, snap)
+    assert [(f[2], f[3]) for f in found(result)] == [
+        ("node-sharing-config-mismatch", f"node {pool['name']}-0 (pool {pool['name']}): GPU Feature Discovery reports "
+         f"nvidia.com/gpu.replicas=2, the pool shares each GPU {pool['sharing']['replicas']} ways: the node runs an "
+         "older or another sharing config"),
+        ("node-sharing-config-mismatch", f"node {pool['name']}-1 (pool {pool['name']}): GPU Feature Discovery reports "
+         "nvidia.com/gpu.product=NVIDIA-L4-SHARED: the device plugin does not rename the shared GPUs, the pool "
+         "promises nvidia.com/gpu.shared")]

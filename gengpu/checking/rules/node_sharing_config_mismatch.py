@@ -34,14 +34,20 @@ def check(node, cluster):
                       f"({', '.join(sorted(keys)) or 'empty'}): the config-manager stops with 'specified config "
                       "does not exist'", "name")
     s = pool.sharing
-    resource = "nvidia.com/gpu.shared" if s.rename_by_default else "nvidia.com/gpu"
+    # GFD labels nvidia.com/gpu.* whatever name the shared GPUs are advertised under (resource.go
+    # fullGPUResourceName); the product ends in -SHARED when they are shared and not renamed
+    resource = "nvidia.com/gpu"
     replicas, strategy = labels.get(f"{resource}.replicas"), labels.get(f"{resource}.sharing-strategy")
+    product = labels.get(f"{resource}.product", "")
     if s.mode in STRATEGY and replicas is not None and replicas != str(s.replicas):
         yield at_pool(node, f"GPU Feature Discovery reports {resource}.replicas={replicas}, the pool shares each GPU "
                       f"{s.replicas} ways: the node runs an older or another sharing config", "sharing", "replicas")
     if s.mode in STRATEGY and strategy is not None and strategy != STRATEGY[s.mode]:
         yield at_pool(node, f"GPU Feature Discovery reports {resource}.sharing-strategy={strategy}, the pool uses "
                       f"{s.mode}", "sharing", "mode")
+    if s.mode in STRATEGY and s.rename_by_default and product.endswith("-SHARED"):
+        yield at_pool(node, f"GPU Feature Discovery reports {resource}.product={product}: the device plugin does not "
+                      "rename the shared GPUs, the pool promises nvidia.com/gpu.shared", "sharing", "renameByDefault")
     if s.mode not in STRATEGY and strategy not in (None, "none"):
         yield at_pool(node, f"GPU Feature Discovery reports nvidia.com/gpu.sharing-strategy={strategy} on a pool "
                       "that does not share its GPUs: a stale sharing config is still applied", "sharing")
@@ -56,9 +62,11 @@ RULE = Rule(
     "the overlay so the ConfigMap has the pool's key; the device plugin picks the new config up within a minute.",
     explanation="The device plugin's config-manager picks the ConfigMap key the node's label names. A label that "
     "names another pool, or a key the ConfigMap lacks, leaves the node on another config; GPU Feature Discovery then "
-    "labels what really applies (nvidia.com/gpu.replicas, nvidia.com/gpu.sharing-strategy), which is how a "
-    "sharing config that never applied shows up.",
-    source="NVIDIA/k8s-device-plugin v0.19.1 internal/lm/resource.go (replicas, sharing-strategy), cmd/config-manager",
+    "labels what really applies (nvidia.com/gpu.replicas, nvidia.com/gpu.sharing-strategy, and a product ending in "
+    "-SHARED when the shared GPUs keep the name nvidia.com/gpu), which is how a sharing config that never applied "
+    "shows up.",
+    source="NVIDIA/k8s-device-plugin v0.19.1 internal/lm/resource.go (replicas, sharing-strategy, product), "
+    "cmd/config-manager",
     check=check,
     applies_to=LIVE_NODE,
 )

@@ -540,17 +540,11 @@ class CheckResult:
         return f"checked {self.nodes} node(s) of {self.source}{against}"
 
 
-def check(paths: list[str], snapshot: str | None, context: str | None, out_dir: Path = Path(DEFAULT_OVERLAYS),
-          progress: bool = True) -> CheckResult:
-    """Load the profiles and the cluster's state (a snapshot file, standard input, or a kubeconfig context), pick
-    the profile the cluster's nodes belong to, and run the live rules."""
-    from gengpu.checking import live
-    from gengpu.live import pools
+def load_snapshot(snapshot: str | None, context: str | None, profiles: list, progress: bool):
+    """The cluster's state: a snapshot file, standard input (-), or the live cluster of a kubeconfig context."""
     from gengpu.live import snapshot as snapshots
 
-    loaded = load_profiles(profile_files(paths), out_dir)
-    findings = [f for f in loaded.findings if f.is_error]  # why a profile cannot be checked against; the rest is validate's
-    profiles = [(c.profile, c.source.docs[0]) for c in loaded.profiles if c.profile is not None]
+    findings: list[Finding] = []
     if snapshot is not None:
         shown = "<stdin>" if snapshot == "-" else display(Path(snapshot))
         if snapshot == "-":
@@ -571,6 +565,36 @@ def check(paths: list[str], snapshot: str | None, context: str | None, out_dir: 
         objects, captured, notes = kube.capture(context, namespace, progress)
         snap = snapshots.from_objects(f"context {context}" if context else "the current context", objects, captured,
                                       notes)
+    return snap, findings
+
+
+def _cluster_profile(profiles: list, snap) -> tuple:
+    """The profile whose pools claim the snapshot's nodes (None, finding when none does)."""
+    from gengpu.checking import live
+    from gengpu.live import pools
+
+    ranked = pools.choose(profiles, snap)
+    profile, doc, claimed = ranked[0]
+    if claimed == 0:
+        return None, None, [live.mismatch(snap, [p.name for p, _ in profiles])] if snap.nodes else []
+    if len(ranked) > 1 and ranked[1][2] == claimed:
+        raise UsageError(f"{snap.source}: its nodes belong to pools of {profile.name} and {ranked[1][0].name} "
+                         "alike; name the profile of this cluster (gengpu check PROFILE ...)")
+    return profile, doc, []
+
+
+def check(paths: list[str], snapshot: str | None, context: str | None, out_dir: Path = Path(DEFAULT_OVERLAYS),
+          progress: bool = True) -> CheckResult:
+    """Load the profiles and the cluster's state (a snapshot file, standard input, or a kubeconfig context), pick
+    the profile the cluster's nodes belong to, and run the live rules."""
+    from gengpu.checking import live
+    from gengpu.live import pools
+
+    loaded = load_profiles(profile_files(paths), out_dir)
+    findings = [f for f in loaded.findings if f.is_error]  # why a profile cannot be checked against; the rest is validate's
+    profiles = [(c.profile, c.source.docs[0]) for c in loaded.profiles if c.profile is not None]
+    snap, more = load_snapshot(snapshot, context, profiles, progress)
+    findings += more
     if snap is None:
         return CheckResult(sort_findings(findings), source=snapshot or "")
     from gengpu.checking.rules import finding
@@ -579,15 +603,126 @@ def check(paths: list[str], snapshot: str | None, context: str | None, out_dir: 
                          "left out") for note in snap.notes]
     if not profiles:
         return CheckResult(sort_findings(findings), nodes=len(snap.nodes), source=snap.source)
-    ranked = pools.choose(profiles, snap)
-    profile, doc, claimed = ranked[0]
-    if claimed == 0:
-        if snap.nodes:  # (no node at all: snapshot-incomplete says so)
-            findings.append(live.mismatch(snap, [p.name for p, _ in profiles]))
+    profile, doc, more = _cluster_profile(profiles, snap)
+    findings += more  # (no node at all: snapshot-incomplete says so)
+    if profile is None:
         return CheckResult(sort_findings(findings), nodes=len(snap.nodes), source=snap.source)
-    if len(ranked) > 1 and ranked[1][2] == claimed:
-        raise UsageError(f"{snap.source}: its nodes belong to pools of {profile.name} and {ranked[1][0].name} "
-                         "alike; name the profile of this cluster (gengpu check PROFILE ...)")
     cluster = pools.Cluster(profile, doc, snap, pools.map_nodes(profile, snap))
     findings += live.check_cluster(cluster)
     return CheckResult(sort_findings(findings), profile.source or profile.name, len(snap.nodes), snap.source)
+
+
+@dataclass
+class RightsizeResult:
+    findings: list[Finding]
+    recommendations: list = field(default_factory=list)  # gengpu.sizing.Recommendation, one per pool
+    profile: Profile | None = None
+    source: str = ""
+    queries: int = 0
+
+
+def rightsize(paths: list[str], snapshot: str | None, context: str | None, prometheus: str | None,
+              metrics: str | None, since: str, until: float | None, min_hours: float,
+              out_dir: Path = Path(DEFAULT_OVERLAYS), progress: bool = True) -> RightsizeResult:
+    """Load the profiles, the cluster's nodes (to put each series in its pool) and dcgm-exporter's figures over the
+    window (PromQL on a server, or a recorded file); size every pool of the cluster's profile and judge it."""
+    import time
+
+    from gengpu import sizing
+    from gengpu.checking import usage as usage_rules
+    from gengpu.checking.rules import finding
+    from gengpu.live import pools
+    from gengpu.metrics import usage
+
+    try:
+        usage.seconds(since)
+    except ValueError:
+        raise UsageError(f"--since {since!r}: give a Prometheus duration such as 24h, 7d or 2w") from None
+    loaded = load_profiles(profile_files(paths), out_dir)
+    findings = [f for f in loaded.findings if f.is_error]
+    profiles = [(c.profile, c.source.docs[0]) for c in loaded.profiles if c.profile is not None]
+    if metrics is not None:
+        from gengpu.metrics import recorded
+
+        shown = display(Path(metrics))
+        if not Path(metrics).exists():
+            raise UsageError(f"{shown}: no such file")
+        raw, errors = read_bytes(Path(metrics), shown)
+        text = None
+        if raw is not None and not errors:
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                errors = [finding("metrics-file-invalid", shown, 1, 1, f"not UTF-8 text: {e.reason} at byte {e.start}")]
+        source, more = recorded.load(text, shown) if text is not None else (None, errors)
+        findings += more
+        if source is None:
+            return RightsizeResult(sort_findings(findings), source=shown)
+        at = until if until is not None else source.last
+    else:
+        from gengpu.metrics.prometheus import Prometheus
+
+        source = usage.Server(Prometheus(prometheus))
+        shown = source.url
+        at = until if until is not None else time.time()
+    snap, more = load_snapshot(snapshot, context, profiles, progress)
+    findings += more
+    if snap is None or not profiles:
+        return RightsizeResult(sort_findings(findings), source=shown)
+    profile, doc, more = _cluster_profile(profiles, snap)
+    findings += more
+    if profile is None:
+        return RightsizeResult(sort_findings(findings), source=shown)
+    nodes = pools.map_nodes(profile, snap)
+    pool_of = {n.name: n.pool for n in nodes}
+    reported = source.nodes(since, at)
+    exported = source.exported(since, at) if reported else False
+    unjoined = []
+    for (label, node), count in sorted(reported.items()):
+        if not label:
+            unjoined.append(f"{count} series without a Hostname label")
+        elif node not in pool_of:
+            unjoined.append(f"{node} ({count} series): not a node of {snap.source}")
+        elif pool_of[node] is None:
+            unjoined.append(f"{node} ({count} series): a GPU node of no pool of {profile.name}")
+    if unjoined:
+        findings.append(finding("usage-series-unjoined", shown, 1, 1, f"{len(unjoined)} node(s) of dcgm-exporter's "
+                                f"series left out of every pool: {'; '.join(unjoined[:10])}"
+                                + (f"; and {len(unjoined) - 10} more" if len(unjoined) > 10 else "")))
+    recommendations = []
+    for pool in profile.node_pools:
+        members = sorted(n.name for n in nodes if n.pool is pool)
+        devices = []
+        for label in usage.NODE_LABELS:
+            seen = [n for n in members if (label, n) in reported]
+            if seen:
+                devices += source.pool_usage(label, seen, since, at, exported).devices
+        pool_usage = sizing.PoolUsage(profile, doc, pool, members, devices, since, shown)
+        recommendations.append(sizing.recommend(pool_usage, min_hours))
+    findings += usage_rules.check_pools(recommendations)
+    return RightsizeResult(sort_findings(findings), recommendations, profile, shown,
+                           getattr(source, "queries", 0))
+
+
+def write_proposals(result: RightsizeResult, out_dir: Path = Path(DEFAULT_OVERLAYS)) -> list[str]:
+    """Apply every proposal to its profile (ruamel round trip), checked as a profile before it is written: a change
+    that would not pass gengpu's own checks is refused and the file left as it was."""
+    from gengpu import editing
+
+    wanted = [r for r in result.recommendations if r.changes]
+    if not wanted or result.profile is None:
+        return []
+    path = Path(result.profile.source)
+    before = path.read_bytes()
+    text = before.decode("utf-8")
+    for rec in wanted:
+        text = editing.set_pool_fields(text, display(path), rec.usage.pool.index, rec.changes)
+    trial = load_profiles([Source(path, display(path), text.encode("utf-8"))], out_dir)
+    errors = [f for f in trial.findings if f.is_error]
+    if errors:
+        from gengpu import reporting
+
+        raise UsageError(f"the proposal would make {display(path)} fail gengpu's checks; it was left as it was:\n"
+                         + reporting.text(errors))
+    writing.write_profile(path, before, text)
+    return [f"wrote {display(path)}: pool {r.pool}: {r.reason}" for r in wanted]

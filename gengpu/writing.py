@@ -466,3 +466,23 @@ def write_snapshot(path: Path, text: str) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def write_profile(path: Path, expected: bytes, text: str) -> None:
+    """Replace a profile the user asked gengpu to change (rightsize --write), whole or not at all, and only if it
+    still holds what gengpu read (an editor's save in between is never overwritten)."""
+    if path.is_symlink() or not path.is_file():
+        raise UsageError(f"{path} is not a regular file; change it by hand")
+    if path.read_bytes() != expected:
+        raise UsageError(f"{path} changed while gengpu read it; run again")
+    tmp = path.parent / f".{path.name}.{os.getpid()}{TMP_SUFFIX}"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, path.stat().st_mode & 0o777)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None

@@ -66,7 +66,8 @@ def test_the_pinned_tool_table():
     assert pinned["celcheck"][2] == "tools/celcheck"
     assert pinned["kube-apiserver"] == ("k8s.io/kubernetes/cmd/kube-apiserver", "v1.34.2", "tools/kube-apiserver")
     assert pinned["etcd"] == ("go.etcd.io/etcd/server/v3", "v3.6.4", "tools/etcd")
-    assert sorted(pinned) == ["celcheck", "etcd", "kube-apiserver", "kubeconform", "kustomize", "promtool"]
+    assert pinned["prometheus"] == ("github.com/prometheus/prometheus/cmd/prometheus", "v0.316.0", "tools/promtool")
+    assert sorted(pinned) == ["celcheck", "etcd", "kube-apiserver", "kubeconform", "kustomize", "prometheus", "promtool"]
 
 
 def test_versions_are_read_the_way_each_tool_prints_them():

@@ -22,8 +22,10 @@ HELM_VALUES = "helm-values"  # a values file of NVIDIA's gpu-operator or nvidia-
 OVERLAY = "overlay"  # cross-file checks over every document of a validate run
 LIVE_NODE = "live-node"  # `gengpu check`: one node of a running cluster, with the pool that claims it
 LIVE_CLUSTER = "live-cluster"  # `gengpu check`: the whole snapshot against one profile
+USAGE_POOL = "usage-pool"  # `gengpu rightsize`: one pool with what its GPUs did (gengpu/sizing.py Recommendation)
+USAGE = "usage"  # `gengpu rightsize`: the metrics as a whole (series no pool claims, a bad recording)
 
 TARGETS = (PROFILE, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, GPU_CLIENTS, MIG_PARTED_HOOKS, CLUSTER_POLICY, NVIDIA_DRIVER,
            WORKLOAD,
            OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, KARPENTER_NODEOVERLAY, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, DRA, METRICS, QUOTA, GPU_STACK,
-           HELM_VALUES, OVERLAY, LIVE_NODE, LIVE_CLUSTER)
+           HELM_VALUES, OVERLAY, LIVE_NODE, LIVE_CLUSTER, USAGE_POOL, USAGE)

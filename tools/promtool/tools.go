@@ -2,4 +2,7 @@
 
 package tools
 
-import _ "github.com/prometheus/prometheus/cmd/promtool"
+import (
+	_ "github.com/prometheus/prometheus/cmd/prometheus"
+	_ "github.com/prometheus/prometheus/cmd/promtool"
+)

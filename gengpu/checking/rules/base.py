@@ -39,6 +39,8 @@ from gengpu.checking.targets import (  # noqa: F401  (rule modules import their 
     PROFILE,
     QUOTA,
     TARGETS,
+    USAGE,
+    USAGE_POOL,
     WORKLOAD,
 )
 

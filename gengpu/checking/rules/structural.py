@@ -1,6 +1,6 @@
 """Findings that come from parsing, schemas and the real tools rather than from a rule module's check."""
 
-from gengpu.checking.rules.base import Rule
+from gengpu.checking.rules.base import USAGE, Rule
 from gengpu.checking.targets import DEVICE_PLUGIN_CONFIG, LIVE_CLUSTER, MIG_PARTED_CONFIG, OBJECT, OVERLAY, PROFILE
 
 RULES = [
@@ -136,6 +136,22 @@ RULES = [
          "ResourceSlices for DRA pools, ClusterPolicies for the operator. A kind the capture could not read is "
          "named, and the checks that need it are left out rather than reporting everything as missing.",
          "gengpu", applies_to=LIVE_CLUSTER),
+    Rule("metrics-file-invalid", "error", "A metrics recording gengpu rightsize cannot read: not OpenMetrics, a "
+         "sample without its timestamp, or none of dcgm-exporter's GPU metrics.",
+         "Record the samples as OpenMetrics with a timestamp on every sample and a final '# EOF' line (the format "
+         "`promtool tsdb create-blocks-from openmetrics` loads), or point --prometheus at the server.",
+         "A recording stands in for a Prometheus server: gengpu aggregates its samples over the window exactly as "
+         "PromQL would. Without the time of each sample there is no window and no coverage, so such a file is "
+         "refused rather than read as a single instant.", "OpenMetrics 1.0 (prometheus_client's parser)",
+         applies_to=USAGE),
+    Rule("usage-series-unjoined", "info", "dcgm-exporter series of nodes gengpu cannot put in a pool of the "
+         "profile: nodes gone from the cluster, nodes of no pool, or series without the node label.",
+         "Nothing to fix when the nodes are gone (autoscaled away); otherwise capture the snapshot from the same "
+         "cluster, and keep dcgm-exporter's Hostname label (no --no-hostname).",
+         "Series are joined to pools through the node: dcgm-exporter's Hostname (hostname in later releases) is the "
+         "Kubernetes node name, and the node's labels say its pool. Series that cannot be joined are left out of "
+         "every pool's figures, and this says which, so a sizing never rests on data silently dropped.",
+         "NVIDIA/dcgm-exporter internal/pkg/hostname/hostname.go", applies_to=USAGE),
     Rule("object-no-schema", "info", "A Kubernetes object of a kind gengpu has no schema for: its fields are not "
          "checked.", "Nothing to fix; GPU rules still look at its pod templates. Ask for the CRD to be added to "
          "scripts/crd-sources.yaml.",

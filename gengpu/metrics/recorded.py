@@ -1,0 +1,149 @@
+"""A recorded OpenMetrics file of dcgm-exporter samples (with timestamps: the format `promtool tsdb
+create-blocks-from openmetrics` loads), aggregated here with PromQL's own definitions so that a file and a server
+holding the same samples give the same figures: a range [W] at time T holds the samples in (T-W, T];
+quantile_over_time interpolates between the two nearest ranks; duplicate series are merged with max (avg for means)
+as the server-side query does.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass, field
+
+from gengpu.findings import Finding
+from gengpu.metrics import usage as u
+
+
+@dataclass
+class Recorded:
+    """The samples of the metrics gengpu reads, by series (frozen label set)."""
+
+    source: str
+    series: dict[str, dict[tuple, list[tuple[float, float]]]] = field(default_factory=dict)  # metric -> labels -> samples
+
+    @property
+    def last(self) -> float | None:
+        times = [s[-1][0] for by in self.series.values() for s in by.values() if s]
+        return max(times) if times else None
+
+    def _window(self, metric: str, at: float, seconds: int, where=None):
+        for labels, samples in self.series.get(metric, {}).items():
+            values = [(t, v) for t, v in samples if at - seconds < t <= at]
+            if values and (where is None or where(dict(labels))):
+                yield dict(labels), values
+
+    def nodes(self, window: str, at: float) -> dict[tuple[str, str], int]:
+        out: dict[tuple[str, str], int] = {}
+        for labels, _ in self._window(u.FB_USED, at, u.seconds(window)):
+            label = next((k for k in u.NODE_LABELS if labels.get(k)), "")
+            key = (label, labels.get(label, ""))
+            out[key] = out.get(key, 0) + 1
+        return out
+
+    def exported(self, window: str, at: float) -> bool:
+        return any(labels.get("exported_pod") for labels, _ in self._window(u.FB_USED, at, u.seconds(window)))
+
+    def pool_usage(self, node_label: str, nodes: list[str], window: str, at: float, exported: bool) -> u.Usage:
+        wanted, seconds = set(nodes), u.seconds(window)
+        namespace_label, pod_label = u.POD_LABELS[exported]
+        result = u.Usage()
+        for level, stats in (("device", u.DEVICE_STATS), ("pod", u.POD_STATS)):
+            keys = (node_label, *u.DEVICE_LABELS) + ((namespace_label, pod_label) if level == "pod" else ())
+            for stat, metric, fn in stats:
+                groups: dict[tuple, list[float]] = {}
+                for labels, values in self._window(metric, at, seconds, lambda ls: ls.get(node_label) in wanted and (
+                        level == "device" or ls.get(pod_label))):
+                    group = tuple((k, labels[k]) for k in keys if labels.get(k))
+                    value = _apply(fn, values, at, seconds, u.seconds(u.resolution(window)))
+                    if value is not None:
+                        groups.setdefault(group, []).append(value)
+                for group, found in groups.items():
+                    value = sum(found) / len(found) if fn == "mean" else max(found)
+                    result.add(level, stat, dict(group), value, exported)
+        result.sort()
+        return result
+
+
+LOOKBACK = 300  # PromQL's default lookback delta: an instant selector sees the newest sample of the last 5 minutes
+
+
+def _apply(fn: str, samples: list[tuple[float, float]], at: float, window: int, step: int) -> float | None:
+    values = [v for _, v in samples]
+    if fn == "max":
+        return max(values)
+    if fn == "mean":
+        return sum(values) / len(values)
+    if fn == "last":
+        return values[-1]
+    if fn == "p95":
+        return quantile(0.95, values)
+    # timestamp() through a subquery [window:step], as the server computes it: steps at multiples of step in
+    # (at - window, at], each seeing the newest sample of the lookback before it
+    seen = []
+    k = math.floor((at - window) / step) + 1
+    times = [t for t, _ in samples]
+
+    while k * step <= at:
+        s = k * step
+        i = bisect.bisect_right(times, s) - 1
+        if i >= 0 and times[i] > s - LOOKBACK:
+            seen.append(times[i])
+        k += 1
+    if not seen:
+        return None
+    return min(seen) if fn == "first_ts" else max(seen)
+
+
+def quantile(q: float, values: list[float]) -> float:
+    """Prometheus's quantile_over_time (promql/quantile.go: quantile): linear between the nearest ranks."""
+    ordered = sorted(values)
+    rank = q * (len(ordered) - 1)
+    lower = max(0, math.floor(rank))
+    upper = min(len(ordered) - 1, lower + 1)
+    weight = rank - math.floor(rank)
+    return ordered[lower] * (1 - weight) + ordered[upper] * weight
+
+
+def load(text: str, source: str) -> tuple[Recorded | None, list[Finding]]:
+    """The samples of gengpu's metrics in an OpenMetrics text (other metrics are skipped); a finding when the file
+    is not OpenMetrics with timestamps."""
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+    def bad(line: int, message: str, fix: str) -> tuple[None, list[Finding]]:
+        return None, [Finding(source, line, 1, "error", "metrics-file-invalid", message, fix)]
+
+    fix = ("record the samples as OpenMetrics with a timestamp on every sample and a final '# EOF' line (the format "
+           "`promtool tsdb create-blocks-from openmetrics` loads), or point --prometheus at the server")
+    recorded = Recorded(source)
+    try:
+        for family in text_string_to_metric_families(text):
+            if family.name not in u.METRICS:
+                continue
+            by_series = recorded.series.setdefault(family.name, {})
+            for sample in family.samples:
+                if sample.timestamp is None:
+                    return bad(_line_of(text, family.name), f"a {family.name} sample has no timestamp: a recording "
+                               "needs the time of every sample", fix)
+                t = float(sample.timestamp.sec) + sample.timestamp.nsec / 1e9
+                by_series.setdefault(tuple(sorted(sample.labels.items())), []).append((t, float(sample.value)))
+    except (ValueError, TypeError, KeyError, IndexError) as e:
+        message = str(e).splitlines()[0] if str(e) else type(e).__name__
+        return bad(_line_of(text, message.split("'", 2)[1] if message.count("'") >= 2 else ""),
+                   f"not OpenMetrics: {message[:300]}", fix)
+    for by_series in recorded.series.values():
+        for samples in by_series.values():
+            samples.sort()
+    if not recorded.series:
+        return bad(1, f"no dcgm-exporter samples ({', '.join(u.METRICS)}) in the file", fix)
+    return recorded, []
+
+
+def _line_of(text: str, fragment: str) -> int:
+    """The line a parse error quotes, where it can be found (the parser names the line, not its number)."""
+    fragment = fragment.strip()
+    if fragment:
+        for number, line in enumerate(text.splitlines(), 1):
+            if fragment in line and not line.startswith("#"):
+                return number
+    return 1

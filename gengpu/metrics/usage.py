@@ -1,0 +1,240 @@
+"""What the GPUs of each pool did over a window, from dcgm-exporter's series: per device (a GPU or a MIG
+instance) and per pod on it, the peak and p95 memory and the mean and p95 activity.
+
+The figures are the same whichever source answers: a Prometheus-compatible server aggregates them in PromQL (one
+bounded query per pool, gengpu/metrics/prometheus.py), a recorded OpenMetrics file is aggregated here with
+Prometheus's own definitions (gengpu/metrics/recorded.py). Labels and units are dcgm-exporter's (4.8.2, read from
+its source: docs/research/dcgm-exporter.md): memory in MiB, DCGM_FI_DEV_GPU_UTIL in percent, the profiling
+engine-activity ratio in 0..1; the node is `Hostname` (`hostname` in later releases), the workload `pod` and
+`namespace`, or `exported_pod` and `exported_namespace` once Prometheus has scraped the exporter's own pod.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+FB_USED = "DCGM_FI_DEV_FB_USED"
+FB_FREE = "DCGM_FI_DEV_FB_FREE"
+GPU_UTIL = "DCGM_FI_DEV_GPU_UTIL"
+ENGINE_ACTIVE = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+METRICS = (FB_USED, FB_FREE, GPU_UTIL, ENGINE_ACTIVE)
+NODE_LABELS = ("Hostname", "hostname")  # the Kubernetes node name (NODE_NAME) in both spellings
+DEVICE_LABELS = ("gpu", "UUID", "GPU_I_ID", "GPU_I_PROFILE", "modelName")
+POD_LABELS = {True: ("exported_namespace", "exported_pod"), False: ("namespace", "pod")}
+
+# (stat, metric, function): what is asked of every device; POD_STATS of every pod on a device.
+# first/last are sample timestamps: how much of the window the data covers.
+DEVICE_STATS = (
+    ("mem_peak", FB_USED, "max"), ("mem_p95", FB_USED, "p95"), ("mem_used_last", FB_USED, "last"),
+    ("mem_free_last", FB_FREE, "last"), ("util_mean", GPU_UTIL, "mean"), ("util_p95", GPU_UTIL, "p95"),
+    ("active_mean", ENGINE_ACTIVE, "mean"), ("active_p95", ENGINE_ACTIVE, "p95"),
+    ("first", FB_USED, "first_ts"), ("last", FB_USED, "last_ts"),
+)
+POD_STATS = (
+    ("mem_peak", FB_USED, "max"), ("mem_p95", FB_USED, "p95"), ("util_mean", GPU_UTIL, "mean"),
+    ("util_p95", GPU_UTIL, "p95"), ("active_mean", ENGINE_ACTIVE, "mean"), ("active_p95", ENGINE_ACTIVE, "p95"),
+)
+
+
+@dataclass
+class Figures:
+    """One device's, or one pod's on a device, over the window. Memory in MiB, activity as a share of the device."""
+
+    mem_peak: float | None = None
+    mem_p95: float | None = None
+    mem_used_last: float | None = None
+    mem_free_last: float | None = None
+    util_mean: float | None = None  # GPU_UTIL, percent
+    util_p95: float | None = None
+    active_mean: float | None = None  # GR_ENGINE_ACTIVE, 0..1
+    active_p95: float | None = None
+    first: float | None = None
+    last: float | None = None
+
+    def set(self, stat: str, value: float) -> None:
+        if not math.isnan(value):
+            setattr(self, stat, value)
+
+    @property
+    def mem_total(self) -> float | None:
+        if self.mem_used_last is None or self.mem_free_last is None:
+            return None
+        return self.mem_used_last + self.mem_free_last
+
+    # Engine activity (the profiling metric) where the exporter has it: GPU_UTIL counts a kernel running on one SM
+    # as 100%, so it overstates what a kernel uses; it is the fallback.
+    @property
+    def activity_mean(self) -> float | None:
+        return self.active_mean if self.active_mean is not None else _percent(self.util_mean)
+
+    @property
+    def activity_p95(self) -> float | None:
+        return self.active_p95 if self.active_p95 is not None else _percent(self.util_p95)
+
+    @property
+    def activity_source(self) -> str:
+        return ENGINE_ACTIVE if self.active_mean is not None else GPU_UTIL
+
+    @property
+    def hours(self) -> float:
+        return (self.last - self.first) / 3600 if self.first is not None and self.last is not None else 0.0
+
+
+def _percent(value: float | None) -> float | None:
+    return None if value is None else value / 100
+
+
+@dataclass
+class Device:
+    """A GPU, or a MIG instance of one, on a node: its own figures and those of each pod seen on it."""
+
+    node: str
+    gpu: str
+    uuid: str
+    mig: str  # GPU_I_PROFILE, '' for a whole GPU
+    model: str
+    figures: Figures = field(default_factory=Figures)
+    pods: dict[tuple[str, str], Figures] = field(default_factory=dict)  # (namespace, pod) -> figures
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.node, self.uuid or self.gpu, self.mig)
+
+
+@dataclass
+class Usage:
+    """Every device of some nodes, as the series name them."""
+
+    devices: list[Device] = field(default_factory=list)
+    by_key: dict[tuple[str, str, str], Device] = field(default_factory=dict, repr=False)
+
+    def add(self, level: str, stat: str, labels: dict, value: float, exported: bool) -> None:
+        node = next((labels[k] for k in NODE_LABELS if labels.get(k)), "")
+        key = (node, labels.get("UUID") or labels.get("gpu", ""), labels.get("GPU_I_PROFILE", ""))
+        device = self.by_key.get(key)
+        if device is None:
+            device = Device(node, labels.get("gpu", ""), labels.get("UUID", ""), labels.get("GPU_I_PROFILE", ""),
+                            labels.get("modelName", ""))
+            self.devices.append(device)
+            self.by_key[key] = device
+        if level == "device":
+            device.figures.set(stat, value)
+        else:
+            namespace_label, pod_label = POD_LABELS[exported]
+            pod = (labels.get(namespace_label, ""), labels.get(pod_label, ""))
+            device.pods.setdefault(pod, Figures()).set(stat, value)
+
+    def sort(self) -> None:
+        self.devices.sort(key=lambda d: (d.node, _number(d.gpu), d.uuid, d.mig))
+
+
+def _number(text: str):
+    return (0, int(text), "") if text.isdigit() else (1, 0, text)
+
+
+# --- PromQL ---------------------------------------------------------------------------------------------------------
+
+STAT_LABEL = "gengpu_stat"
+
+
+def quote(text: str) -> str:
+    """A PromQL string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def node_regex(nodes: list[str]) -> str:
+    """RE2 alternation matching exactly these node names (Prometheus anchors label regexes)."""
+    import re
+
+    return "|".join(re.escape(n) for n in sorted(nodes))
+
+
+def _range(fn: str, metric: str, selector: str, window: str, resolution: str) -> str:
+    vector = f"{metric}{{{selector}}}"
+    if fn == "max":
+        return f"max_over_time({vector}[{window}])"
+    if fn == "p95":
+        return f"quantile_over_time(0.95, {vector}[{window}])"
+    if fn == "mean":
+        return f"avg_over_time({vector}[{window}])"
+    if fn == "last":
+        return f"last_over_time({vector}[{window}])"
+    # sample timestamps through a subquery: portable to Thanos, Mimir and VictoriaMetrics, bounded by its steps
+    inner = "min_over_time" if fn == "first_ts" else "max_over_time"
+    return f"{inner}(timestamp({vector})[{window}:{resolution}])"
+
+
+def pool_query(node_label: str, nodes: list[str], window: str, resolution: str, exported: bool) -> str:
+    """One query for every figure of a pool's devices and pods, each result tagged with its stat."""
+    selector = f"{node_label}=~{quote(node_regex(nodes))}"
+    device_keys = ", ".join((node_label, *DEVICE_LABELS))
+    namespace_label, pod_label = POD_LABELS[exported]
+    parts = []
+    for level, stats in (("device", DEVICE_STATS), ("pod", POD_STATS)):
+        keys = device_keys if level == "device" else f"{device_keys}, {namespace_label}, {pod_label}"
+        sel = selector if level == "device" else f'{selector}, {pod_label}!=""'
+        for stat, metric, fn in stats:
+            outer = "avg" if fn == "mean" else "max"  # duplicates (an exporter restarted mid-window) merged
+            expr = f"{outer} by ({keys}) ({_range(fn, metric, sel, window, resolution)})"
+            parts.append(f'label_replace({expr}, "{STAT_LABEL}", "{level}:{stat}", "", "")')
+    return "\nor ".join(parts)
+
+
+def nodes_query(window: str) -> str:
+    """Which nodes dcgm-exporter reported over the window, under which node label."""
+    return f"count by ({', '.join(NODE_LABELS)}) (last_over_time({FB_USED}[{window}]))"
+
+
+def exported_query(window: str) -> str:
+    """Whether the workload's labels were renamed exported_* by a scrape of the exporter's pod."""
+    return f'count(last_over_time({FB_USED}{{exported_pod!=""}}[{window}]))'
+
+
+def seconds(window: str) -> int:
+    """A Prometheus duration (90m, 24h, 7d, 1w, 1h30m) in seconds; ValueError when it is not one."""
+    import re
+
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+    parts = re.findall(r"(\d+)(ms|s|m|h|d|w|y)", window)
+    if not parts or "".join(n + u for n, u in parts) != window:
+        raise ValueError(window)
+    return int(sum(int(n) * units[u] for n, u in parts))
+
+
+def resolution(window: str) -> str:
+    """The subquery step for the coverage timestamps: about 250 steps over the window, at least a minute."""
+    return f"{max(60, seconds(window) // 250)}s"
+
+
+class Server:
+    """The figures from a Prometheus-compatible server: two small queries for the whole window (which nodes, which
+    pod labels), then one per pool; the aggregation stays in PromQL."""
+
+    def __init__(self, client):
+        self.client = client
+        self.url = client.url
+
+    @property
+    def queries(self) -> int:
+        return self.client.queries
+
+    def nodes(self, window: str, at: float) -> dict[tuple[str, str], int]:
+        out = {}
+        for labels, value in self.client.query(nodes_query(window), at):
+            label = next((k for k in NODE_LABELS if labels.get(k)), "")
+            out[(label, labels.get(label, ""))] = int(value) if not math.isnan(value) else 0
+        return out
+
+    def exported(self, window: str, at: float) -> bool:
+        return any(value > 0 for _, value in self.client.query(exported_query(window), at))
+
+    def pool_usage(self, node_label: str, nodes: list[str], window: str, at: float, exported: bool) -> Usage:
+        result = Usage()
+        for labels, value in self.client.query(pool_query(node_label, nodes, window, resolution(window), exported),
+                                               at):
+            level, _, stat = labels.pop(STAT_LABEL, ":").partition(":")
+            if level in ("device", "pod") and stat:
+                result.add(level, stat, labels, value, exported)
+        result.sort()
+        return result

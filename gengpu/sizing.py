@@ -1,0 +1,219 @@
+"""Right-sizing: from what a pool's GPUs did (gengpu/metrics/usage.py) to the profile change that packs its pods on
+fewer GPUs, priced with `gengpu plan`'s tables.
+
+A pool of whole GPUs (one pod per GPU) whose pods use little of them is proposed MIG instances (on MIG-capable
+GPUs: the smallest profile that holds every pod's peak memory plus headroom and its p95 activity, placed by
+gengpu's MIG engine) or time-slicing replicas (elsewhere: as many pods per GPU as memory and activity allow). A
+busy pool is kept. Nothing is proposed below an observed peak, nor on less data than --min-hours.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from gengpu import catalog, mig, planning
+from gengpu.metrics.usage import Device, Figures
+from gengpu.model import NodePool, Profile
+
+HEADROOM = 0.2  # above each pod's peak memory: allocations are not steady
+MIG_USABLE = 0.95  # of a MIG profile's nominal memory: 1g.5gb gives 4864 MiB (4.75 GiB), NVIDIA MIG User Guide
+SHARED_USABLE = 0.95  # of a whole GPU's memory for time-sliced pods together (the driver and contexts keep some)
+IDLE = 0.01  # activity and memory share under which an allocated GPU did nothing
+MAX_REPLICAS = 8  # time-slicing beyond this multiplies context switches more than it packs
+
+
+@dataclass
+class PoolUsage:
+    """A pool of a profile, its nodes in the cluster and what dcgm-exporter said of their devices."""
+
+    profile: Profile
+    doc: object  # the profile's Document, for findings
+    pool: NodePool
+    nodes: list[str]
+    devices: list[Device]
+    window: str
+    source: str
+
+    @property
+    def hours(self) -> float:
+        return max((d.figures.hours for d in self.devices), default=0.0)
+
+
+@dataclass
+class Recommendation:
+    profile: str
+    pool: str
+    verdict: str  # mig | time-slicing | keep | none
+    reason: str
+    current: dict
+    proposed: dict | None = None
+    monthly_delta: float | None = None
+    evidence: dict = field(default_factory=dict)
+    changes: list[tuple[tuple, object]] = field(default_factory=list)  # (path in the pool, new value) for --write
+    idle: list[str] = field(default_factory=list)  # allocated devices that did nothing
+    usage: PoolUsage | None = None
+
+    def as_json(self) -> dict:
+        return {"profile": self.profile, "pool": self.pool, "verdict": self.verdict, "reason": self.reason,
+                "current": self.current, "proposed": self.proposed,
+                "monthlyDelta": None if self.monthly_delta is None else round(self.monthly_delta, 2),
+                "evidence": self.evidence}
+
+
+def _sharing(pool: NodePool) -> dict:
+    s = pool.sharing
+    out: dict = {"mode": s.mode}
+    if s.replicas:
+        out["replicas"] = s.replicas
+    if s.mig is not None:
+        out["mig"] = {"strategy": s.mig.strategy, **({"layout": dict(s.mig.layout)} if s.mig.layout else {}),
+                      **({"preset": s.mig.preset} if s.mig.preset else {})}
+    return out
+
+
+def _gpu_mib(pool: NodePool, devices: list[Device]) -> float:
+    totals = [d.figures.mem_total for d in devices if d.figures.mem_total]
+    if totals:
+        return max(totals)
+    return float(catalog.gpus()[pool.gpu_id]["memoryGB"]) * 1024
+
+
+def _round(value: float | None, digits: int = 1):
+    return None if value is None else round(value, digits)
+
+
+def _evidence(usage: PoolUsage, units: list[Device], total_mib: float) -> dict:
+    figures = [d.figures for d in units]
+    pods = sorted({pod for d in units for pod in d.pods if pod[1]})
+    activity = [f.activity_p95 for f in figures if f.activity_p95 is not None]
+    means = [f.activity_mean for f in figures if f.activity_mean is not None]
+    peaks = [f.mem_peak for f in figures if f.mem_peak is not None]
+    p95s = [f.mem_p95 for f in figures if f.mem_p95 is not None]
+    out = {
+        "source": usage.source, "window": usage.window, "hours": round(usage.hours, 1),
+        "nodes": len({d.node for d in usage.devices}), "gpus": len(units), "pods": len(pods),
+        "gpuMemoryMiB": round(total_mib),
+        "memPeakMiB": _round(max(peaks, default=None), 0), "memP95MiB": _round(max(p95s, default=None), 0),
+        "activityMean": _round(max(means, default=None), 3), "activityP95": _round(max(activity, default=None), 3),
+        "activityMetric": figures[0].activity_source if figures else None,
+        "devices": [{"node": d.node, "gpu": d.gpu, "uuid": d.uuid, **({"mig": d.mig} if d.mig else {}),
+                     "pods": [f"{ns}/{name}" for ns, name in sorted(d.pods) if name],
+                     "memPeakMiB": _round(d.figures.mem_peak, 0), "memP95MiB": _round(d.figures.mem_p95, 0),
+                     "activityMean": _round(d.figures.activity_mean, 3),
+                     "activityP95": _round(d.figures.activity_p95, 3)} for d in units],
+        "notes": [],
+    }
+    if usage.pool.sharing.mode == "time-slicing":
+        out["notes"].append("dcgm-exporter gives every pod sharing a time-sliced GPU the device's figures: per-pod "
+                            "numbers here are upper bounds")
+    return out
+
+
+def _price(profile: Profile, pool: NodePool) -> tuple[float | None, str]:
+    """The pool's cheapest price per GPU-hour, on-demand where the pool runs it, else its first capacity type."""
+    plan = planning.plan_pool(profile, pool)
+    capacity = "on-demand" if "on-demand" in pool.capacity_types else (pool.capacity_types or ("on-demand",))[0]
+    per = plan.per_gpu_hour(capacity)
+    return (per[0] if per else None), capacity
+
+
+def _mig_choice(gpu_id: str, units: list[Device], headroom: float) -> tuple[str, int] | None:
+    """The MIG profile that holds every unit (peak memory + headroom, p95 activity) most times over on one GPU."""
+    table = mig.profiles(gpu_id)
+    compute = catalog.gpus()[gpu_id]["mig"]["slices"]["compute"]
+    best = None
+    for name, spec in table.items():
+        if "+" in name:  # +me/+gfx variants: the same memory with media engines; never the packing choice
+            continue
+        usable = float(name.split(".")[1].removesuffix("gb")) * 1024 * MIG_USABLE
+        share = spec["compute"] / compute
+        if all((d.figures.mem_peak or 0) * (1 + headroom) <= usable and (d.figures.activity_p95 or 0) <= share
+               for d in units):
+            count = max(c for c in range(1, spec["max"] + 1) if mig.check_layout(gpu_id, {name: c}).valid)
+            key = (count, usable)
+            if best is None or key > best[0]:
+                best = (key, name, count)
+    return (best[1], best[2]) if best else None
+
+
+def _replicas(units: list[Device], total_mib: float, headroom: float) -> int:
+    memory = max((d.figures.mem_peak or 0) * (1 + headroom) for d in units)
+    activity = max((d.figures.activity_p95 or 0) for d in units)
+    by_memory = math.floor(total_mib * SHARED_USABLE / memory) if memory else MAX_REPLICAS
+    by_activity = math.floor(1 / activity) if activity > 0 else MAX_REPLICAS
+    return max(1, min(by_memory, by_activity, MAX_REPLICAS))
+
+
+def _limits(pool: NodePool, per_gpu_now: int, per_gpu_new: int) -> list[tuple[tuple, object]]:
+    """Limits that admit as many pods as today's, on the packed GPUs."""
+    changes = []
+    for key in ("gpus", "nodes"):
+        if pool.limits.get(key) is not None:
+            old = int(pool.limits[key])
+            changes.append((("limits", key), max(1, math.ceil(old * per_gpu_now / per_gpu_new))))
+    return changes
+
+
+def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM) -> Recommendation:
+    profile, pool = usage.profile, usage.pool
+    current = {"sharing": _sharing(pool), "limits": dict(pool.limits)}
+    rec = Recommendation(profile.name, pool.name, "none", "", current, usage=usage)
+    if not usage.devices:
+        rec.reason = (f"no dcgm-exporter series for the pool's {len(usage.nodes)} node(s) in {usage.window}: "
+                      "nothing to size on")
+        return rec
+    whole = [d for d in usage.devices if not d.mig]
+    allocated = [d for d in whole if any(name for _, name in d.pods)]
+    units = allocated or whole
+    total_mib = _gpu_mib(pool, whole)
+    rec.evidence = _evidence(usage, units, total_mib)
+    current["gpus"] = len(units)
+    if usage.hours < min_hours:
+        rec.reason = f"too little data: {usage.hours:.1f} h of samples, at least {min_hours:g} h are needed"
+        return rec
+    rec.idle = [f"{d.node} GPU {d.gpu}" for d in allocated
+                if (d.figures.activity_p95 or 0) < IDLE and (d.figures.mem_peak or 0) < IDLE * total_mib]
+    rec.evidence["idleGpus"] = len(rec.idle)
+    if pool.dra or pool.sharing.mode != "none" or not units or len(pool.gpus) != 1:
+        rec.verdict = "keep"
+        rec.reason = ("DRA pools are not sized from metrics yet" if pool.dra else
+                      f"already shared ({pool.sharing.mode}); gengpu packs pools of whole GPUs"
+                      if pool.sharing.mode != "none" else "several GPU models: sized per model by hand")
+        return rec
+    gpu_id = pool.gpu_id
+    per_node = pool.gpus_per_node or 1
+    choice = _mig_choice(gpu_id, units, headroom) if mig.profiles(gpu_id) and profile.platform != "gke-autopilot" \
+        else None
+    if choice:
+        name, per_gpu = choice
+        proposed_sharing = {"mode": "mig", "mig": {"strategy": "single", "layout": {name: per_gpu}}}
+        how = f"MIG {per_gpu} x {name} per GPU"
+    else:
+        per_gpu = _replicas(units, total_mib, headroom)
+        proposed_sharing = {"mode": "time-slicing", "replicas": per_gpu}
+        how = f"time-slicing, {per_gpu} pods per GPU"
+    needed = math.ceil(math.ceil(len(units) / per_gpu) / per_node) * per_node
+    busiest = max((d.figures.activity_p95 or 0) for d in units)
+    biggest = max((d.figures.mem_peak or 0) for d in units)
+    observed = (f"{len(units)} GPU(s) whose pods peaked at {biggest / 1024:.1f} GiB of {total_mib / 1024:.0f} GiB "
+                f"and {busiest:.0%} p95 activity over {usage.hours:.1f} h")
+    if per_gpu < 2 or needed >= len(units):
+        rec.verdict = "keep"
+        rec.reason = f"busy: {observed}; packing them frees no GPU"
+        return rec
+    per_hour, capacity = _price(profile, pool)
+    rec.verdict = proposed_sharing["mode"]
+    limit_changes = _limits(pool, 1, per_gpu)
+    rec.proposed = {"sharing": proposed_sharing, "limits": {**pool.limits, **{k[1]: v for k, v in limit_changes}},
+                    "gpus": needed}
+    rec.changes = [(("sharing",), proposed_sharing), *limit_changes]
+    rec.monthly_delta = (needed - len(units)) * per_hour * planning.HOURS_PER_MONTH if per_hour is not None else None
+    rec.evidence.update({"capacity": capacity, "pricePerGpuHour": per_hour, "headroom": headroom})
+    rec.reason = f"{observed}: {how} holds them on {needed} GPU(s)"
+    return rec
+
+
+def figures_text(f: Figures) -> str:
+    return (f"peak {(f.mem_peak or 0) / 1024:.1f} GiB, p95 {(f.mem_p95 or 0) / 1024:.1f} GiB, activity mean "
+            f"{(f.activity_mean or 0):.0%} p95 {(f.activity_p95 or 0):.0%}")

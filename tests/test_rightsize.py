@@ -1,0 +1,261 @@
+"""`gengpu rightsize`: dcgm-exporter samples (tests/dcgm_samples.py) read from a recording and from a real Prometheus
+(built at the pinned version, the same samples loaded with promtool), joined to pools through a snapshot's nodes,
+sized and priced; --write through ruamel's round trip, then validate and build."""
+
+import http.server
+import json
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+import dcgm_samples
+import prometheus
+
+HERE = Path(__file__).parent / "usage"
+A100_PRICE = yaml.safe_load((Path(__file__).parent.parent / "gengpu" / "data" / "prices.yaml").read_text())[
+    "gke"]["a2-highgpu-1g"]["us-central1"]["onDemand"]
+
+
+@pytest.fixture(scope="module")
+def recording():
+    return dcgm_samples.openmetrics(dcgm_samples.a100_fleet(), step=300)
+
+
+@pytest.fixture
+def a100(tmp_path, recording):
+    shutil.copy(HERE / "gke-a100.yaml", tmp_path / "gke-a100.yaml")
+    shutil.copy(HERE / "snapshot.yaml", tmp_path / "snapshot.yaml")
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, recording):
+    prom = prometheus.start(tmp_path_factory.mktemp("prometheus"), recording)
+    yield prom
+    prom.stop()
+
+
+def _samples(text: str, metric: str, node: str) -> list[float]:
+    """The values of a metric on a node, read from the recording with a regex (not gengpu's parser)."""
+    pattern = re.compile(rf'^{metric}{{[^}}]*Hostname="{re.escape(node)}"[^}}]*}} (\S+) \d+$', re.M)
+    return [float(v) for v in pattern.findall(text)]
+
+
+def _json(result) -> dict:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_a_pool_of_small_pods_on_whole_a100s_gets_mig_and_a_busy_one_is_kept(run, a100, recording):
+    report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
+                       "--output", "json", cwd=a100))
+    inference, training = report["recommendations"]
+    assert (inference["pool"], inference["verdict"]) == ("inference", "mig")
+    # 4.5 GiB peak + 20% = 5.4 GiB: more than 1g.5gb holds (4.75 GiB), within 1g.10gb, four of which fit an A100 40GB
+    assert inference["current"] == {"sharing": {"mode": "none"}, "limits": {"nodes": 4}, "gpus": 4}
+    assert inference["proposed"] == {"sharing": {"mode": "mig", "mig": {"strategy": "single",
+                                                                          "layout": {"1g.10gb": 4}}},
+                                     "limits": {"nodes": 1}, "gpus": 1}
+    assert inference["monthlyDelta"] == round(-3 * A100_PRICE * 730, 2) == -8044.72
+    evidence = inference["evidence"]
+    peaks = {f"gke-a100-inference-{i}": max(_samples(recording, "DCGM_FI_DEV_FB_USED", f"gke-a100-inference-{i}"))
+             for i in range(4)}
+    assert [d["memPeakMiB"] for d in evidence["devices"]] == [peaks[f"gke-a100-inference-{i}"] for i in range(4)]
+    assert evidence["memPeakMiB"] == max(peaks.values())
+    assert 4500 < evidence["memPeakMiB"] <= 4608
+    assert [d["pods"] for d in evidence["devices"]] == [[f"serving/llm-{i}"] for i in range(4)]
+    means = [sum(v) / len(v) for v in (_samples(recording, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", f"gke-a100-inference-{i}")
+                                       for i in range(4))]
+    assert [d["activityMean"] for d in evidence["devices"]] == [round(m, 3) for m in means]
+    assert evidence["activityMetric"] == "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+    # 24 h of samples, seen through the coverage subquery's steps (7d / 250 = 2419 s): the first step after the
+    # first sample lies up to one step later
+    assert (evidence["hours"], evidence["gpus"], evidence["pods"], evidence["idleGpus"]) == (23.5, 4, 4, 0)
+    assert evidence["gpuMemoryMiB"] == dcgm_samples.A100_MIB
+    assert (training["pool"], training["verdict"], training["proposed"], training["monthlyDelta"]) == (
+        "training", "keep", None, None)
+    assert training["reason"].startswith("busy: 2 GPU(s) whose pods peaked at 36.")
+    assert [(f["rule"], f["line"]) for f in report["findings"]] == [("pool-packs-tighter", 14)]
+
+
+def test_a_real_prometheus_gives_the_same_figures_in_one_query_per_pool(run, a100, server):
+    from gengpu import pipeline
+
+    common = ["gke-a100.yaml", "--snapshot", "snapshot.yaml", "--until", "2025-12-01T00:00:00Z", "--since", "2d",
+              "--output", "json"]
+    served = _json(run("rightsize", *common, "--prometheus", server.url, cwd=a100))
+    recorded = _json(run("rightsize", *common, "--metrics", "gpus.om", cwd=a100))
+    for report in (served, recorded):
+        for rec in report["recommendations"]:
+            rec["evidence"].pop("source")
+    assert served == recorded
+    assert served["recommendations"][0]["verdict"] == "mig"
+    result = pipeline.rightsize([str(a100 / "gke-a100.yaml")], str(a100 / "snapshot.yaml"), None, server.url, None,
+                                "2d", 1764547200, 12)
+    assert result.queries == 4  # which nodes, which pod labels, then one per pool
+
+
+def test_write_changes_only_the_pool_and_the_result_validates_and_builds(run, a100):
+    result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om", "--write",
+                 cwd=a100)
+    assert result.exit_code == 0, result.output
+    before = (HERE / "gke-a100.yaml").read_text()
+    after = (a100 / "gke-a100.yaml").read_text()
+    assert after == before.replace("        nodes: 4  # one per replica\n", """        nodes: 1  # one per replica
+      sharing:
+        mode: mig
+        mig:
+          strategy: single
+          layout:
+            1g.10gb: 4
+""")
+    assert "wrote gke-a100.yaml: pool inference: " in result.stderr
+    assert run("validate", "gke-a100.yaml", cwd=a100).exit_code == 0
+    built = run("build", "gke-a100.yaml", cwd=a100)
+    assert built.exit_code == 0, built.output
+    overlay = a100 / "overlays" / "gke-a100"
+    assert "nvidia.com/mig.config=inference" in (overlay / "gke-nodepool-inference.sh").read_text()
+    assert "  --max-nodes 1 \\\n" in (overlay / "gke-nodepool-inference.sh").read_text()
+    parted = yaml.safe_load(yaml.safe_load((overlay / "mig-parted-config.yaml").read_text())["data"]["config.yaml"])
+    assert parted["mig-configs"]["inference"] == [{"devices": "all", "mig-enabled": True,
+                                                   "mig-devices": {"1g.10gb": 4}}]
+    again = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
+                      "--output", "json", cwd=a100))
+    assert [(r["pool"], r["verdict"]) for r in again["recommendations"]] == [("inference", "keep"),
+                                                                            ("training", "keep")]
+
+
+def test_gpus_without_mig_are_time_sliced_as_far_as_memory_and_activity_allow(run, tmp_path):
+    gpus = [dcgm_samples.Gpu(f"aks-t4-{i}", 0, "serving", f"ocr-{i}", (1500, 400), 10, "Tesla T4", 15360)
+            for i in range(6)]
+    text = dcgm_samples.openmetrics(gpus, step=300)
+    (tmp_path / "gpus.om").write_text(text, encoding="utf-8")
+    shutil.copy(HERE / "aks-t4.yaml", tmp_path / "aks-t4.yaml")
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"aks-t4-{i}", "labels": {
+        "gengpu.dev/pool": "t4"}}} for i in range(6)]
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": nodes}))
+    report = _json(run("rightsize", "aks-t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output",
+                       "json", cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    peak = max(max(_samples(text, "DCGM_FI_DEV_FB_USED", f"aks-t4-{i}")) for i in range(6))
+    p95 = rec["evidence"]["activityP95"]
+    by_memory, by_activity = int(15360 * 0.95 // (peak * 1.2)), int(1 // p95)
+    assert (by_memory, by_activity) == (6, 6)
+    assert rec["verdict"] == "time-slicing"
+    assert rec["proposed"] == {"sharing": {"mode": "time-slicing", "replicas": 6}, "limits": {"nodes": 1}, "gpus": 1}
+    price = yaml.safe_load((Path(__file__).parent.parent / "gengpu" / "data" / "prices.yaml").read_text())[
+        "aks"]["Standard_NC4as_T4_v3"]["eastus"]["onDemand"]
+    assert rec["monthlyDelta"] == round(-5 * price * 730, 2)
+    result = run("rightsize", "aks-t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--write", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "      sharing:\n        mode: time-slicing\n        replicas: 6\n" in (tmp_path / "aks-t4.yaml").read_text()
+    assert run("validate", "aks-t4.yaml", cwd=tmp_path).exit_code == 0
+
+
+def test_too_little_data_proposes_nothing_and_says_so(run, a100):
+    report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
+                       "--since", "6h", "--output", "json", cwd=a100))
+    assert [(r["verdict"], r["proposed"]) for r in report["recommendations"]] == [("none", None), ("none", None)]
+    assert [f"{f['line']} {f['rule']}: {f['message']}" for f in report["findings"]] == [
+        "14 usage-too-little-data: pool inference: no recommendation, too little data: 5.8 h of samples, at least "
+        "12 h are needed",
+        "23 usage-too-little-data: pool training: no recommendation, too little data: 5.8 h of samples, at least "
+        "12 h are needed"]
+
+
+def test_series_of_nodes_the_snapshot_lacks_are_named_and_left_out(run, a100):
+    snap = yaml.safe_load((a100 / "snapshot.yaml").read_text())
+    snap["items"] = [i for i in snap["items"] if i["metadata"]["name"] != "gke-a100-inference-3"]
+    (a100 / "snapshot.yaml").write_text(yaml.safe_dump(snap))
+    report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
+                       "--output", "json", cwd=a100))
+    unjoined = [f for f in report["findings"] if f["rule"] == "usage-series-unjoined"]
+    assert [(f["file"], f["message"]) for f in unjoined] == [
+        ("gpus.om", "1 node(s) of dcgm-exporter's series left out of every pool: gke-a100-inference-3 (1 series): "
+         "not a node of snapshot.yaml")]
+    assert report["recommendations"][0]["evidence"]["gpus"] == 3
+
+
+def test_an_idle_gpu_held_by_a_pod_is_reported(run, tmp_path):
+    gpus = dcgm_samples.a100_fleet()[4:] + [dcgm_samples.Gpu("gke-a100-training-2", 0, "research", "notebook-7",
+                                                             (0, 0), 0)]
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(gpus, step=300), encoding="utf-8")
+    shutil.copy(HERE / "gke-a100.yaml", tmp_path / "gke-a100.yaml")
+    snap = yaml.safe_load((HERE / "snapshot.yaml").read_text())
+    extra = json.loads(json.dumps(snap["items"][4]))
+    extra["metadata"]["name"] = "gke-a100-training-2"
+    snap["items"].append(extra)
+    (tmp_path / "snapshot.yaml").write_text(yaml.safe_dump(snap))
+    report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
+                       "--output", "json", cwd=tmp_path))
+    assert [f"{f['line']} {f['rule']}: {f['message']}" for f in report["findings"]] == [
+        "23 pool-gpus-idle: pool training: 1 GPU(s) held by pods did nothing over 23.5 h (activity and memory below "
+        "1%): gke-a100-training-2 GPU 0"]
+
+
+class _NotPrometheus(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = b"<html>a login page</html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_bad_sources_are_clear_errors(run, a100):
+    common = ["rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml"]
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), _NotPrometheus)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        result = run(*common, "--prometheus", url, cwd=a100)
+        assert result.exit_code == 2
+        assert result.stderr == (f"gengpu: error: {url}/api/v1/query did not answer as Prometheus does (no status: "
+                                 "success); is it a Prometheus-compatible server?\n")
+    finally:
+        httpd.shutdown()
+    result = run(*common, "--prometheus", "http://127.0.0.1:1", cwd=a100)
+    assert (result.exit_code, result.stderr) == (2, "gengpu: error: cannot reach Prometheus at http://127.0.0.1:1: "
+                                                 "[Errno 111] Connection refused\n")
+    assert run(*common, cwd=a100).stderr == "gengpu: error: give either --prometheus URL or --metrics FILE\n"
+    result = run(*common, "--metrics", "gpus.om", "--since", "a week", cwd=a100)
+    assert (result.exit_code, result.stderr) == (2, "gengpu: error: --since 'a week': give a Prometheus duration such "
+                                                 "as 24h, 7d or 2w\n")
+    (a100 / "scrape.txt").write_text('DCGM_FI_DEV_FB_USED{gpu="0",Hostname="n"} 4000\n# EOF\n')
+    result = run(*common, "--metrics", "scrape.txt", "--output", "json", cwd=a100)
+    assert result.exit_code == 1
+    assert [(f["file"], f["line"], f["rule"]) for f in json.loads(result.stdout)["findings"]] == [
+        ("scrape.txt", 1, "metrics-file-invalid")]
+
+
+def test_an_edit_keeps_every_comment_and_blank_line_where_it_was():
+    from gengpu import editing
+
+    before = (HERE / "gke-a100.yaml").read_text()
+    before = before.replace("        nodes: 4  # one per replica\n", "        nodes: 4\n\n").replace(
+        "        nodes: 2\n  argocd:", "        nodes: 2  # two at most\n  # where Argo CD reads\n  argocd:")
+    after = editing.set_pool_fields(before, "p.yaml", 0, [(("sharing",), {"mode": "mig", "mig": {
+        "strategy": "single", "layout": {"1g.10gb": 4}}}), (("limits", "nodes"), 1)])
+    after = editing.set_pool_fields(after, "p.yaml", 1, [(("sharing",), {"mode": "time-slicing", "replicas": 3})])
+    assert after == before.replace("        nodes: 4\n\n", """        nodes: 1
+      sharing:
+        mode: mig
+        mig:
+          strategy: single
+          layout:
+            1g.10gb: 4
+
+""").replace("        nodes: 2  # two at most\n", """        nodes: 2  # two at most
+      sharing:
+        mode: time-slicing
+        replicas: 3
+""")

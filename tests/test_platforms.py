@@ -211,7 +211,7 @@ def test_monitoring_objects():
         job["relabel_configs"]
     # The operator's own ServiceMonitor is off: gengpu writes it.
     values = yaml.safe_load((OVERLAYS / "aks-t4-timeslicing" / "gpu-operator-values.yaml").read_text())
-    assert values["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": False}}
+    assert values["dcgmExporter"]["enabled"] is True and values["dcgmExporter"]["serviceMonitor"] == {"enabled": False}
     autopilot = OVERLAYS / "gke-autopilot-l4"
     assert not (autopilot / "monitoring.yaml").exists()
 
@@ -555,3 +555,18 @@ def test_a_dra_pool_without_the_operator_still_gets_the_drivers_namespace(repo, 
         "nvidia-dra-driver-gpu", "overlays/aks-dra-mps", "values"]
     result = run("validate", "profiles/aks-dra-mps.yaml", "overlays/aks-dra-mps", "--output", "json")
     assert (result.exit_code, json.loads(result.output)["findings"]) == (0, [])
+
+
+def test_dcgm_exporter_names_every_pod_of_a_shared_gpu_where_it_can(run, tmp_path):
+    """KUBERNETES_VIRTUAL_GPUS (dcgm-exporter 4.0.3 and later, pkg/cmd/app.go): without it a time-sliced or MPS GPU's
+    series name one of its pods, the last the kubelet lists (kubernetes.go keys pods by GPU UUID)."""
+    shared = yaml.safe_load((OVERLAYS / "aks-t4-timeslicing" / "gpu-operator-values.yaml").read_text())
+    assert shared["dcgmExporter"]["env"] == [{"name": "KUBERNETES_VIRTUAL_GPUS", "value": "true"}]
+    whole = yaml.safe_load((OVERLAYS / "eks-h100-mig" / "gpu-operator-values.yaml").read_text())
+    assert "env" not in whole["dcgmExporter"]
+    # the GPU Operator v24.9.0 deploys dcgm-exporter 3.6.0, which has no such setting
+    text = (REPO / "profiles" / "aks-t4-timeslicing.yaml").read_text().replace("version: v26.7.0", "version: v24.9.0")
+    (tmp_path / "old.yaml").write_text(text)
+    assert run("build", "old.yaml", "-o", "out", cwd=tmp_path).exit_code == 0
+    values = yaml.safe_load((tmp_path / "out" / "aks-t4-timeslicing" / "gpu-operator-values.yaml").read_text())
+    assert values["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": False}}

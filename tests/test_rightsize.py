@@ -223,6 +223,7 @@ def test_bad_sources_are_clear_errors(run, a100):
                                  "success); is it a Prometheus-compatible server?\n")
     finally:
         httpd.shutdown()
+        httpd.server_close()
     result = run(*common, "--prometheus", "http://127.0.0.1:1", cwd=a100)
     assert (result.exit_code, result.stderr) == (2, "gengpu: error: cannot reach Prometheus at http://127.0.0.1:1: "
                                                  "[Errno 111] Connection refused\n")
@@ -259,3 +260,35 @@ def test_an_edit_keeps_every_comment_and_blank_line_where_it_was():
         mode: time-slicing
         replicas: 3
 """)
+
+
+def test_the_readme_example_is_what_rightsize_prints(run, tmp_path, recording):
+    shutil.copy(HERE / "gke-a100.yaml", tmp_path / "gke-a100.yaml")
+    shutil.copy(HERE / "snapshot.yaml", tmp_path / "snap.yaml")
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    result = run("rightsize", "gke-a100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", cwd=tmp_path)
+    readme = (Path(__file__).parent.parent / "README.md").read_text().split("## Right-size from real usage", 1)[1]
+    shown = readme.split("\n```\n", 3)[2]  # the block after the commands: the output
+    assert (result.exit_code, result.stdout) == (0, shown + "\n")
+    assert result.stderr.startswith("gke-a100.yaml:14:7: warning pool-packs-tighter pool inference: ")
+
+
+def test_nan_samples_count_for_nothing_and_odd_timestamps_are_findings(run, a100, recording):
+    """The fuzzer's surfaces cases 26 and 63: a fractional timestamp among whole ones stopped the parser with an
+    internal error; NaN samples (which Prometheus stores) must not become a pool's peak."""
+    lines = recording.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("DCGM_FI_DEV_FB_USED{"))
+    with_nan = lines[:first] + [lines[first].rsplit(" ", 2)[0] + " NaN " + lines[first].rsplit(" ", 1)[1]] + \
+        lines[first + 1:]
+    (a100 / "nan.om").write_text("\n".join(with_nan) + "\n")
+    common = ["rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--output", "json"]
+    plain = _json(run(*common, "--metrics", "gpus.om", cwd=a100))
+    nan = _json(run(*common, "--metrics", "nan.om", cwd=a100))
+    assert nan["recommendations"][0]["evidence"]["memPeakMiB"] == plain["recommendations"][0]["evidence"]["memPeakMiB"]
+    odd = lines[:first + 1] + [lines[first + 1].rsplit(" ", 1)[0] + " 1e30"] + lines[first + 2:]
+    (a100 / "odd.om").write_text("\n".join(odd) + "\n")
+    result = run(*common, "--metrics", "odd.om", cwd=a100)
+    assert result.exit_code == 1
+    assert [(f["rule"], f["message"]) for f in json.loads(result.stdout)["findings"]] == [
+        ("metrics-file-invalid", "not OpenMetrics the parser can read: a timestamp written with a fraction or an "
+         "exponent among whole-second ones")]

@@ -86,4 +86,25 @@ def helm_values(profile: Profile) -> dict:
     else:
         # gengpu writes the ServiceMonitor or scrape job itself (monitoring.yaml), validated and with honorLabels.
         values["dcgmExporter"] = {"enabled": True, "serviceMonitor": {"enabled": False}}
+        if _shares_gpus(profile) and _exporter_reads(profile, "virtualGpus"):
+            # Without it the exporter keys pods by GPU and each sharing pod overwrites the last: a shared GPU's
+            # series name one of its pods (dcgm-exporter kubernetes.go). The ClusterPolicy has no field for it;
+            # spec.dcgmExporter.env is applied last.
+            values["dcgmExporter"]["env"] = [{"name": "KUBERNETES_VIRTUAL_GPUS", "value": "true"}]
     return values
+
+
+def _shares_gpus(profile: Profile) -> bool:
+    return any(p.sharing.mode in ("time-slicing", "mps") and not p.dra for p in profile.node_pools)
+
+
+def _exporter_reads(profile: Profile, setting: str) -> bool:
+    """Whether the dcgm-exporter the profile's operator release deploys reads a setting."""
+    table = catalog.operator()
+    release = table["releases"].get(profile.operator.version) or {}
+    exporter = str(release.get("dcgmExporter", "")).rpartition("-")[2]
+    return bool(exporter) and _version(exporter) >= _version(str(table["dcgmExporterMinFor"][setting]))
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in text.split("."))

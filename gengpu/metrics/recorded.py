@@ -69,7 +69,8 @@ LOOKBACK = 300  # PromQL's default lookback delta: an instant selector sees the 
 
 
 def _apply(fn: str, samples: list[tuple[float, float]], at: float, window: int, step: int) -> float | None:
-    values = [v for _, v in samples]
+    # NaN samples count for nothing, as in PromQL's max/min/quantile over time (a NaN only when all are)
+    values = [v for _, v in samples if not math.isnan(v)] or [math.nan]
     if fn == "max":
         return max(values)
     if fn == "mean":
@@ -125,8 +126,14 @@ def load(text: str, source: str) -> tuple[Recorded | None, list[Finding]]:
                 if sample.timestamp is None:
                     return bad(_line_of(text, family.name), f"a {family.name} sample has no timestamp: a recording "
                                "needs the time of every sample", fix)
-                t = float(sample.timestamp.sec) + sample.timestamp.nsec / 1e9
+                stamp = sample.timestamp  # a Timestamp, or a float for a fractional one
+                t = float(stamp) if isinstance(stamp, (int, float)) else stamp.sec + stamp.nsec / 1e9
+                if not math.isfinite(t):
+                    return bad(_line_of(text, family.name), f"a {family.name} sample has the timestamp {t}", fix)
                 by_series.setdefault(tuple(sorted(sample.labels.items())), []).append((t, float(sample.value)))
+    except AttributeError:  # prometheus_client compares a fractional timestamp with a whole one and stops
+        return bad(1, "not OpenMetrics the parser can read: a timestamp written with a fraction or an exponent "
+                   "among whole-second ones", fix)
     except (ValueError, TypeError, KeyError, IndexError) as e:
         message = str(e).splitlines()[0] if str(e) else type(e).__name__
         return bad(_line_of(text, message.split("'", 2)[1] if message.count("'") >= 2 else ""),

@@ -12,6 +12,9 @@ A case runs, in its own folder:
            hostile revisions
   check    a healthy snapshot of an example profile (tests/snapshots.py), mutated as data and as text: every
            finding format must answer
+  rightsize  a recording of dcgm-exporter samples (tests/dcgm_samples.py) mutated line by line (values that are
+           not numbers or are NaN, Inf, negative or huge; timestamps out of order or missing; labels cut; bytes that
+           are not UTF-8; no # EOF), sized as JSON and sometimes written: a written profile must pass validate
 """
 
 from __future__ import annotations
@@ -211,10 +214,64 @@ def _check(number: int, work: Path, out: Outcome) -> None:
                 out.internal += f"check --output {fmt} printed no JSON:\n{result.stdout[:500]}"
 
 
+VALUES = ["NaN", "+Inf", "-Inf", "-1", "1e308", "0x10", "", "4.5.6", "١٢", "true"]
+
+
+def recording(number: int) -> tuple[bytes, tuple[str, ...]]:
+    """A small recording of the gke-a100 fleet, mutated line by line."""
+    import dcgm_samples  # tests/dcgm_samples.py
+
+    rng = random.Random(f"rightsize-{number}")
+    gpus = rng.sample(dcgm_samples.a100_fleet(), rng.choice([1, 2, 4]))
+    lines = dcgm_samples.openmetrics(gpus, hours=rng.choice([1, 3]), step=300).splitlines()
+    done = []
+    for _ in range(rng.choice([1, 3, 10])):
+        i = rng.randrange(len(lines))
+        how = rng.choice(["value", "time", "cut", "swap", "drop", "dup", "bytes", "eof"])
+        parts = lines[i].rsplit(" ", 2)
+        if how == "value" and len(parts) == 3:
+            lines[i] = f"{parts[0]} {rng.choice(VALUES)} {parts[2]}"
+        elif how == "time" and len(parts) == 3:
+            lines[i] = f"{parts[0]} {parts[1]} {rng.choice(['', '-5', '1e30', 'x', '1764547200.5'])}".rstrip()
+        elif how == "cut":
+            lines[i] = lines[i][: rng.randrange(len(lines[i]) + 1)]
+        elif how == "swap":
+            j = rng.randrange(len(lines))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif how == "drop":
+            lines.pop(i)
+        elif how == "dup":
+            lines.insert(i, lines[i])
+        elif how == "bytes":
+            lines[i] = lines[i] + "\udcff"
+        elif how == "eof" and lines[-1] == "# EOF":
+            lines.pop()
+        done.append(f"{how} line {i + 1}")
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"), tuple(done)
+
+
+def _rightsize(number: int, work: Path, out: Outcome) -> None:
+    usage = mutator.ROOT / "tests" / "usage"
+    (work / "gke-a100.yaml").write_bytes((usage / "gke-a100.yaml").read_bytes())
+    (work / "snap.yaml").write_bytes((usage / "snapshot.yaml").read_bytes())
+    raw, _ = recording(number)
+    (work / "gpus.om").write_bytes(raw)
+    write = ["--write"] if number % 3 == 0 else []
+    result = _invoke(["rightsize", "gke-a100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--since", "1d",
+                      "--min-hours", "0", "--output", "json", *write], work)
+    if _code(out, "rightsize --output json", result) in (0, 1):
+        try:
+            json.loads(result.stdout)
+        except ValueError:
+            out.internal += f"rightsize --output json printed no JSON:\n{result.stdout[:500]}"
+    if write and _code(out, "validate (after rightsize --write)", _invoke(["validate", "gke-a100.yaml"], work)) != 0:
+        out.internal += "rightsize --write left a profile that does not validate"
+
+
 def run(number: int, workdir: Path) -> Outcome:
     out = Outcome(number)
     for name, surface in (("import", _import), ("plan", _plan_and_cache), ("init", _init), ("diff", _diff),
-                          ("check", _check)):
+                          ("check", _check), ("rightsize", _rightsize)):
         folder = workdir / name
         folder.mkdir(parents=True)
         try:

@@ -24,6 +24,7 @@ from gengpu.checking.targets import (  # noqa: F401  (rule modules import their 
     GKE_AUTOPROVISIONING,
     GKE_COMPUTECLASS,
     GPU_CLIENTS,
+    GPU_STACK,
     HELM_VALUES,
     KARPENTER_NODECLASS,
     KARPENTER_NODEOVERLAY,

@@ -97,7 +97,8 @@ def _evidence(usage: PoolUsage, units: list[Device], total_mib: float) -> dict:
         "memPeakMiB": _round(max(peaks, default=None), 0), "memP95MiB": _round(max(p95s, default=None), 0),
         "activityMean": _round(max(means, default=None), 3), "activityP95": _round(max(activity, default=None), 3),
         "activityMetric": figures[0].activity_source if figures else None,
-        "devices": [{"node": d.node, "gpu": d.gpu, "uuid": d.uuid, **({"mig": d.mig} if d.mig else {}),
+        "devices": [{"node": d.node, "gpu": d.gpu, "uuid": d.uuid,
+                     **({"mig": d.mig, "instance": d.instance} if d.mig else {}),
                      "pods": [f"{ns}/{name}" for ns, name in sorted(d.pods) if name],
                      "memPeakMiB": _round(d.figures.mem_peak, 0), "memP95MiB": _round(d.figures.mem_p95, 0),
                      "activityMean": _round(d.figures.activity_mean, 3),
@@ -118,6 +119,18 @@ def _price(profile: Profile, pool: NodePool) -> tuple[float | None, str]:
     return (per[0] if per else None), capacity
 
 
+def share(gpu_id: str, device: Device) -> float:
+    """A device's p95 activity as a share of its whole GPU: a MIG instance's engine activity is of its own compute
+    slices (DCGM reports profiling metrics per GPU instance)."""
+    activity = device.figures.activity_p95 or 0
+    if not device.mig:
+        return activity
+    spec = mig.profiles(gpu_id).get(device.mig)
+    if spec is None:
+        return activity  # a profile gengpu does not know: count it as a whole GPU, never below what was seen
+    return activity * spec["compute"] / catalog.gpus()[gpu_id]["mig"]["slices"]["compute"]
+
+
 def _mig_choice(gpu_id: str, units: list[Device], headroom: float) -> tuple[str, int] | None:
     """The MIG profile that holds every unit (peak memory + headroom, p95 activity) most times over on one GPU."""
     table = mig.profiles(gpu_id)
@@ -127,9 +140,8 @@ def _mig_choice(gpu_id: str, units: list[Device], headroom: float) -> tuple[str,
         if "+" in name:  # +me/+gfx variants: the same memory with media engines; never the packing choice
             continue
         usable = float(name.split(".")[1].removesuffix("gb")) * 1024 * MIG_USABLE
-        share = spec["compute"] / compute
-        if all((d.figures.mem_peak or 0) * (1 + headroom) <= usable and (d.figures.activity_p95 or 0) <= share
-               for d in units):
+        fits = spec["compute"] / compute
+        if all((d.figures.mem_peak or 0) * (1 + headroom) <= usable and share(gpu_id, d) <= fits for d in units):
             count = max(c for c in range(1, spec["max"] + 1) if mig.check_layout(gpu_id, {name: c}).valid)
             key = (count, usable)
             if best is None or key > best[0]:
@@ -163,52 +175,68 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM) ->
         rec.reason = (f"no dcgm-exporter series for the pool's {len(usage.nodes)} node(s) in {usage.window}: "
                       "nothing to size on")
         return rec
-    whole = [d for d in usage.devices if not d.mig]
-    allocated = [d for d in whole if any(name for _, name in d.pods)]
-    units = allocated or whole
-    total_mib = _gpu_mib(pool, whole)
+    on_mig = pool.sharing.mode == "mig"
+    # a MIG pool is sized from its instances' series (each carries its parent GPU's UUID), any other from its GPUs'
+    devices = [d for d in usage.devices if bool(d.mig) == on_mig] or usage.devices
+    allocated = [d for d in devices if any(name for _, name in d.pods)]
+    units = allocated or devices
+    gpus = len({(d.node, d.uuid or d.gpu) for d in devices})
+    total_mib = _gpu_mib(pool, [d for d in usage.devices if not d.mig])
     rec.evidence = _evidence(usage, units, total_mib)
-    current["gpus"] = len(units)
+    rec.evidence["gpus"] = gpus
+    if on_mig:
+        rec.evidence["migDevices"] = len(units)
+    current["gpus"] = gpus
     if usage.hours < min_hours:
         rec.reason = f"too little data: {usage.hours:.1f} h of samples, at least {min_hours:g} h are needed"
         return rec
-    rec.idle = [f"{d.node} GPU {d.gpu}" for d in allocated
+    rec.idle = [f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in allocated
                 if (d.figures.activity_p95 or 0) < IDLE and (d.figures.mem_peak or 0) < IDLE * total_mib]
     rec.evidence["idleGpus"] = len(rec.idle)
-    if pool.dra or pool.sharing.mode != "none" or not units or len(pool.gpus) != 1:
+    if pool.dra or pool.sharing.mode in ("time-slicing", "mps") or len(pool.gpus) != 1:
         rec.verdict = "keep"
         rec.reason = ("DRA pools are not sized from metrics yet" if pool.dra else
-                      f"already shared ({pool.sharing.mode}); gengpu packs pools of whole GPUs"
-                      if pool.sharing.mode != "none" else "several GPU models: sized per model by hand")
+                      "several GPU models: sized per model by hand" if len(pool.gpus) != 1 else
+                      f"already {pool.sharing.mode}: dcgm-exporter gives every pod on a shared GPU the whole GPU's "
+                      "figures, so pods cannot be sized apart")
         return rec
     gpu_id = pool.gpu_id
     per_node = pool.gpus_per_node or 1
+    per_gpu_now = planning.slices_per_gpu(pool) if on_mig else 1
     choice = _mig_choice(gpu_id, units, headroom) if mig.profiles(gpu_id) and profile.platform != "gke-autopilot" \
         else None
     if choice:
         name, per_gpu = choice
         proposed_sharing = {"mode": "mig", "mig": {"strategy": "single", "layout": {name: per_gpu}}}
         how = f"MIG {per_gpu} x {name} per GPU"
+    elif on_mig:
+        rec.verdict = "keep"
+        rec.reason = f"no MIG profile of {gpu_id} holds every pod with {headroom:.0%} headroom"
+        return rec
     else:
         per_gpu = _replicas(units, total_mib, headroom)
         proposed_sharing = {"mode": "time-slicing", "replicas": per_gpu}
         how = f"time-slicing, {per_gpu} pods per GPU"
     needed = math.ceil(math.ceil(len(units) / per_gpu) / per_node) * per_node
-    busiest = max((d.figures.activity_p95 or 0) for d in units)
+    busiest = max(share(gpu_id, d) for d in units)
     biggest = max((d.figures.mem_peak or 0) for d in units)
-    observed = (f"{len(units)} GPU(s) whose pods peaked at {biggest / 1024:.1f} GiB of {total_mib / 1024:.0f} GiB "
-                f"and {busiest:.0%} p95 activity over {usage.hours:.1f} h")
-    if per_gpu < 2 or needed >= len(units):
+    held = f"{len(units)} MIG device(s) on {gpus} GPU(s)" if on_mig else f"{gpus} GPU(s)"
+    observed = (f"{held} whose pods peaked at {biggest / 1024:.1f} GiB and {busiest:.0%} of a GPU's p95 activity "
+                f"over {usage.hours:.1f} h" if on_mig else
+                f"{held} whose pods peaked at {biggest / 1024:.1f} GiB of {total_mib / 1024:.0f} GiB and "
+                f"{busiest:.0%} p95 activity over {usage.hours:.1f} h")
+    if per_gpu < 2 or needed >= gpus or (on_mig and proposed_sharing["mig"]["layout"] == dict(
+            current["sharing"].get("mig", {}).get("layout") or {})):
         rec.verdict = "keep"
         rec.reason = f"busy: {observed}; packing them frees no GPU"
         return rec
     per_hour, capacity = _price(profile, pool)
     rec.verdict = proposed_sharing["mode"]
-    limit_changes = _limits(pool, 1, per_gpu)
+    limit_changes = _limits(pool, per_gpu_now, per_gpu)
     rec.proposed = {"sharing": proposed_sharing, "limits": {**pool.limits, **{k[1]: v for k, v in limit_changes}},
                     "gpus": needed}
     rec.changes = [(("sharing",), proposed_sharing), *limit_changes]
-    rec.monthly_delta = (needed - len(units)) * per_hour * planning.HOURS_PER_MONTH if per_hour is not None else None
+    rec.monthly_delta = (needed - gpus) * per_hour * planning.HOURS_PER_MONTH if per_hour is not None else None
     rec.evidence.update({"capacity": capacity, "pricePerGpuHour": per_hour, "headroom": headroom})
     rec.reason = f"{observed}: {how} holds them on {needed} GPU(s)"
     return rec

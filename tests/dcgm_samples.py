@@ -38,12 +38,15 @@ class Gpu:
     mem: tuple[float, float]  # MiB: base, daily swing
     util: float  # percent, mean
     model: str = "NVIDIA A100-SXM4-40GB"
-    total: int = A100_MIB
+    total: int = A100_MIB  # MiB used + free: the GPU's, or the MIG instance's
+    mig: str = ""  # GPU_I_PROFILE of a MIG instance's series
+    instance: int = 0  # GPU_I_ID
 
     @property
     def uuid(self) -> str:
+        """The GPU's UUID (a MIG instance's series carry their parent GPU's)."""
         digest = f"{abs(hash_text(self.node)) % 16**8:08x}"
-        return f"GPU-{digest}-{self.index:04x}-4a1e-9c2b-{abs(hash_text(self.pod or self.node)) % 16**12:012x}"
+        return f"GPU-{digest}-{self.index:04x}-4a1e-9c2b-{abs(hash_text(self.node + 'gpu')) % 16**12:012x}"
 
 
 def hash_text(text: str) -> int:
@@ -56,7 +59,10 @@ def hash_text(text: str) -> int:
 
 def _labels(gpu: Gpu, exporter_pod: str) -> str:
     pairs = [("gpu", str(gpu.index)), ("UUID", gpu.uuid), ("pci_bus_id", f"00000000:{0x10 + gpu.index:02X}:00.0"),
-             ("device", f"nvidia{gpu.index}"), ("modelName", gpu.model), ("Hostname", gpu.node),
+             ("device", f"nvidia{gpu.index}"), ("modelName", gpu.model)]
+    if gpu.mig:  # the template's order: MIG labels before Hostname
+        pairs += [("GPU_I_PROFILE", gpu.mig), ("GPU_I_ID", str(gpu.instance))]
+    pairs += [("Hostname", gpu.node),
              ("DCGM_FI_DRIVER_VERSION", "580.95.05")]
     if gpu.pod:
         pairs += [("exported_container", "main"), ("exported_namespace", gpu.namespace), ("exported_pod", gpu.pod)]
@@ -79,7 +85,8 @@ def openmetrics(gpus: list[Gpu], hours: float = 24, step: int = 60, end: int = E
             active = max(0.0, min(1.0, util / 100 + rng.uniform(-0.01, 0.01))) if util else 0.0
             series["DCGM_FI_DEV_FB_USED"].append(f"DCGM_FI_DEV_FB_USED{{{labels}}} {used} {t}")
             series["DCGM_FI_DEV_FB_FREE"].append(f"DCGM_FI_DEV_FB_FREE{{{labels}}} {gpu.total - used} {t}")
-            series["DCGM_FI_DEV_GPU_UTIL"].append(f"DCGM_FI_DEV_GPU_UTIL{{{labels}}} {util} {t}")
+            if not gpu.mig:  # DCGM has no GPU_UTIL for a MIG instance: the exporter leaves the series out
+                series["DCGM_FI_DEV_GPU_UTIL"].append(f"DCGM_FI_DEV_GPU_UTIL{{{labels}}} {util} {t}")
             series["DCGM_FI_PROF_GR_ENGINE_ACTIVE"].append(f"DCGM_FI_PROF_GR_ENGINE_ACTIVE{{{labels}}} "
                                                            f"{active:.6f} {t}")
     out = []

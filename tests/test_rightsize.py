@@ -292,3 +292,90 @@ def test_nan_samples_count_for_nothing_and_odd_timestamps_are_findings(run, a100
     assert [(f["rule"], f["message"]) for f in json.loads(result.stdout)["findings"]] == [
         ("metrics-file-invalid", "not OpenMetrics the parser can read: a timestamp written with a fraction or an "
          "exponent among whole-second ones")]
+
+
+def test_a_mig_pool_of_larger_instances_than_its_pods_use_gets_a_finer_layout(run, tmp_path, tmp_path_factory):
+    """Four A100s, each split 3g.20gb + 2g.10gb + 2 x 1g.5gb, every instance holding a pod that peaks near 3 GiB:
+    seven 1g.5gb (4.75 GiB each, 3 GiB + 20% = 3.6 GiB) per GPU hold the 16 pods on 3 GPUs. A MIG instance's
+    engine activity is of its own slices: 7% of a 3g is 3% of the GPU."""
+    layout = {"3g.20gb": (1, 19968), "2g.10gb": (1, 9984), "1g.5gb": (2, 4864)}
+    gpus, instance = [], 0
+    for node in range(4):
+        k = 0
+        for profile, (count, mib) in layout.items():
+            for _ in range(count):
+                gpus.append(dcgm_samples.Gpu(f"gke-a100-inference-{node}", 0, "serving", f"llm-{node}-{k}",
+                                             (2600, 400), 7, total=mib, mig=profile, instance=instance))
+                k += 1
+                instance += 1
+    recording = dcgm_samples.openmetrics(gpus, step=300)
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    text = (HERE / "gke-a100.yaml").read_text().replace("        nodes: 4  # one per replica\n", """        nodes: 4
+      sharing:
+        mode: mig
+        mig:
+          strategy: mixed
+          layout: {3g.20gb: 1, 2g.10gb: 1, 1g.5gb: 2}
+""")
+    (tmp_path / "gke-a100.yaml").write_text(text)
+    shutil.copy(HERE / "snapshot.yaml", tmp_path / "snapshot.yaml")
+    report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
+                       "--output", "json", cwd=tmp_path))
+    rec = report["recommendations"][0]
+    assert rec["verdict"] == "mig"
+    assert rec["current"]["gpus"] == 4 and rec["evidence"]["migDevices"] == 16
+    assert rec["evidence"]["activityMetric"] == "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+    # 4 instances per GPU today, 7 proposed: the limit admits ceil(4 x 4 / 7) = 3 nodes
+    assert rec["proposed"] == {"sharing": {"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}}},
+                               "limits": {"nodes": 3}, "gpus": 3}
+    assert rec["monthlyDelta"] == round(-1 * A100_PRICE * 730, 2)
+    assert rec["reason"].startswith("16 MIG device(s) on 4 GPU(s) whose pods peaked at 2.9 GiB and ")
+    # the same from a real Prometheus holding the same samples
+    server = prometheus.start(tmp_path_factory.mktemp("prometheus-mig"), recording)
+    try:
+        served = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--prometheus", server.url,
+                           "--until", "2025-12-01T00:00:00Z", "--output", "json", cwd=tmp_path))
+    finally:
+        server.stop()
+    for r in served["recommendations"] + report["recommendations"]:
+        r["evidence"].pop("source", None)
+    assert served == report
+
+
+def test_the_written_proposal_is_priced_the_same_by_gengpu_diff(run, tmp_path, recording, monkeypatch):
+    """The pull-request path: rightsize --write, build, and `gengpu diff` against the commit before: the spend at the
+    limits falls by what rightsize said."""
+    import subprocess
+
+    for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+                       "GIT_COMMITTER_EMAIL": "t@example.com"}.items():
+        monkeypatch.setenv(key, value)
+    (tmp_path / "profiles").mkdir()
+    shutil.copy(HERE / "gke-a100.yaml", tmp_path / "profiles" / "gke-a100.yaml")
+    shutil.copy(HERE / "snapshot.yaml", tmp_path / "snap.yaml")
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    assert run("build", "-q", cwd=tmp_path).exit_code == 0
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+    sized = _json(run("rightsize", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json", "--write",
+                      cwd=tmp_path))
+    assert run("build", "-q", cwd=tmp_path).exit_code == 0
+    diff = json.loads(run("diff", "--base", "HEAD", "--output", "json", cwd=tmp_path).stdout)
+    spend = diff["spend"]["gke-a100"]
+    assert spend["gpus"] == {"A100-40GB": -3}
+    assert spend["maxMonthly"]["change"] == sized["recommendations"][0]["monthlyDelta"] == -8044.72
+
+
+def test_markdown_for_a_pull_request_comment(run, a100):
+    result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om", "--output",
+                 "markdown", cwd=a100)
+    assert result.exit_code == 0
+    assert result.stdout.startswith("""## gengpu rightsize
+
+| pool | verdict | now | proposed | monthly |
+|---|---|---|---|---|
+| gke-a100/inference | use MIG | whole GPUs | MIG single (1g.10gb x 4) | -$8,045 |
+| gke-a100/training | keep | whole GPUs | - | - |
+
+<details><summary>gke-a100/inference: 4 GPU(s) whose pods peaked at 4.5 GiB of 40 GiB and 12% p95 activity over """)
+    assert "**Total: -$8,045/month** if every proposal is applied (`gengpu rightsize --write`)." in result.stdout

@@ -94,12 +94,13 @@ class Device:
     uuid: str
     mig: str  # GPU_I_PROFILE, '' for a whole GPU
     model: str
+    instance: str = ""  # GPU_I_ID: which instance of its profile on the GPU
     figures: Figures = field(default_factory=Figures)
     pods: dict[tuple[str, str], Figures] = field(default_factory=dict)  # (namespace, pod) -> figures
 
     @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.node, self.uuid or self.gpu, self.mig)
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.node, self.uuid or self.gpu, self.mig, self.instance)
 
 
 @dataclass
@@ -107,15 +108,16 @@ class Usage:
     """Every device of some nodes, as the series name them."""
 
     devices: list[Device] = field(default_factory=list)
-    by_key: dict[tuple[str, str, str], Device] = field(default_factory=dict, repr=False)
+    by_key: dict[tuple[str, str, str, str], Device] = field(default_factory=dict, repr=False)
 
     def add(self, level: str, stat: str, labels: dict, value: float, exported: bool) -> None:
         node = next((labels[k] for k in NODE_LABELS if labels.get(k)), "")
-        key = (node, labels.get("UUID") or labels.get("gpu", ""), labels.get("GPU_I_PROFILE", ""))
+        key = (node, labels.get("UUID") or labels.get("gpu", ""), labels.get("GPU_I_PROFILE", ""),
+               labels.get("GPU_I_ID", ""))
         device = self.by_key.get(key)
         if device is None:
             device = Device(node, labels.get("gpu", ""), labels.get("UUID", ""), labels.get("GPU_I_PROFILE", ""),
-                            labels.get("modelName", ""))
+                            labels.get("modelName", ""), labels.get("GPU_I_ID", ""))
             self.devices.append(device)
             self.by_key[key] = device
         if level == "device":
@@ -126,7 +128,7 @@ class Usage:
             device.pods.setdefault(pod, Figures()).set(stat, value)
 
     def sort(self) -> None:
-        self.devices.sort(key=lambda d: (d.node, _number(d.gpu), d.uuid, d.mig))
+        self.devices.sort(key=lambda d: (d.node, _number(d.gpu), d.uuid, d.mig, _number(d.instance)))
 
 
 def _number(text: str):

@@ -619,6 +619,7 @@ class RightsizeResult:
     profile: Profile | None = None
     source: str = ""
     queries: int = 0
+    source_client: object = None  # the Prometheus client (queries and bytes answered), None for a recording
 
 
 def rightsize(paths: list[str], snapshot: str | None, context: str | None, prometheus: str | None,
@@ -701,7 +702,7 @@ def rightsize(paths: list[str], snapshot: str | None, context: str | None, prome
         recommendations.append(sizing.recommend(pool_usage, min_hours))
     findings += usage_rules.check_pools(recommendations)
     return RightsizeResult(sort_findings(findings), recommendations, profile, shown,
-                           getattr(source, "queries", 0))
+                           getattr(source, "queries", 0), getattr(source, "client", None))
 
 
 def write_proposals(result: RightsizeResult, out_dir: Path = Path(DEFAULT_OVERLAYS)) -> list[str]:

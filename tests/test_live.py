@@ -152,3 +152,27 @@ def test_an_unreachable_api_server_or_an_unknown_context(cluster, run, tmp_path,
     assert unknown.exit_code == 2
     assert unknown.output.splitlines()[-1].startswith("gengpu: error: cannot use context 'no-such-context' of the "
                                                       "kubeconfig: ")
+
+
+def test_rightsize_reads_the_pools_of_a_live_clusters_nodes(cluster, run, tmp_path, monkeypatch):
+    """`gengpu rightsize --context`: the nodes (and so the pools) come from the API server, the figures from a
+    recording; the proposal is the one the snapshot file gives."""
+    import shutil
+
+    import dcgm_samples
+
+    server, client, api = cluster
+    _reset(client, api)
+    usage = REPO / "tests" / "usage"
+    _apply(client, api, yaml.safe_load((usage / "snapshot.yaml").read_text()))
+    shutil.copy(usage / "gke-a100.yaml", tmp_path / "gke-a100.yaml")
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(dcgm_samples.a100_fleet(), step=300))
+    monkeypatch.setenv("KUBECONFIG", str(server.kubeconfig))
+    live = run("rightsize", "gke-a100.yaml", "--context", "admin", "--metrics", "gpus.om", "--output", "json",
+               cwd=tmp_path)
+    assert live.exit_code == 0, live.output
+    shutil.copy(usage / "snapshot.yaml", tmp_path / "snap.yaml")
+    offline = run("rightsize", "gke-a100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                  cwd=tmp_path)
+    assert json.loads(live.stdout)["recommendations"] == json.loads(offline.stdout)["recommendations"]
+    assert [r["verdict"] for r in json.loads(live.stdout)["recommendations"]] == ["mig", "keep"]

@@ -26,6 +26,7 @@ class Prometheus:
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.queries = 0
+        self.answered = 0  # bytes of every answer: what a run costs the server and the network
 
     def query(self, expr: str, at: float) -> list[tuple[dict, float]]:
         """An instant query at a time (unix seconds): each result's labels and value."""
@@ -50,6 +51,7 @@ class Prometheus:
         except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as e:
             reason = getattr(e, "reason", e)
             raise UsageError(f"cannot reach Prometheus at {self.url}: {reason}") from None
+        self.answered += len(raw)
         if len(raw) > MAX_ANSWER:
             raise UsageError(f"Prometheus at {self.url} answered more than {MAX_ANSWER // (1024 * 1024)} MiB to one "
                              "query; narrow the window (--since) or check fewer pools at once")

@@ -177,9 +177,16 @@ def _default_format() -> str:
               help="Check only the I-th of N parts of the fleet (a CI matrix); the parts never overlap.")
 @click.option("--jobs", type=click.IntRange(1, 256), default=None, help="Processes for large fleets (default: GENGPU_JOBS, else the cores).")
 @click.option("--no-cache", is_flag=True, help="Ignore and do not write the result cache in .cache/gengpu/.")
+@click.option("--baseline", "baseline_file", default=None, type=click.Path(dir_okay=False),
+              help="Accept the findings recorded in FILE: only new ones are reported, and any new one fails "
+                   "(default: `baseline:` of .gengpu.yaml).")
+@click.option("--no-baseline", is_flag=True, help="Report every finding, whatever .gengpu.yaml says.")
+@click.option("--write-baseline", default=None, type=click.Path(dir_okay=False), metavar="FILE",
+              help="Record today's findings in FILE as accepted, then exit 0.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr, no summary line.")
 @_guarded
-def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose, engine, shard, jobs, no_cache, quiet):
+def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose, engine, shard, jobs, no_cache,
+             baseline_file, no_baseline, write_baseline, quiet):
     """Validate profiles, GPU manifests and overlays (default: profiles/ and overlays/*).
 
     \b
@@ -193,11 +200,22 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose, eng
       kind without a schema is an error, never a skip), then the rules over the
       overlay's files. Results are cached by content in .cache/gengpu/.
 
-    Exit status: 0 clean, 1 errors (or warnings with --strict), 2 usage or
-    environment error.
-    """
-    from gengpu import pipeline, reporting
+    A baseline (--write-baseline, then --baseline or `baseline: FILE` in
+    .gengpu.yaml) accepts the findings a repository had when it adopted
+    gengpu: they are counted, not shown, and survive moved lines and
+    reformatting; any new warning or error fails, and entries whose finding
+    is gone are reported as removable.
 
+    Exit status: 0 clean, 1 errors (or warnings with --strict, or any new
+    finding against a baseline), 2 usage or environment error.
+    """
+    from gengpu import baseline, pipeline, reporting
+    from gengpu.findings import UsageError
+
+    if write_baseline and (baseline_file or no_baseline):
+        raise UsageError("--write-baseline records every finding; give it without --baseline or --no-baseline")
+    accepted_from = None if (no_baseline or write_baseline) else (baseline_file or baseline.settings_baseline())
+    accepted = baseline.load(accepted_from) if accepted_from else None  # a bad baseline stops before the work
     fmt = fmt or _default_format()
     paths = list(paths)
     stdin_file = None
@@ -224,11 +242,20 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose, eng
         for line in result.recognition:
             click.echo(f"gengpu: {line}", err=True)
     findings = result.findings
+    if write_baseline:
+        baseline.write(write_baseline, findings)
+        if not quiet:
+            click.echo(f"gengpu: wrote {write_baseline}: {len(findings)} finding(s) accepted; commit it, and set "
+                       f"`baseline: {write_baseline}` in {baseline.SETTINGS} for the hooks and CI.", err=True)
+        sys.exit(0)
+    if accepted is not None:
+        findings, _ = baseline.apply(findings, accepted, result.scope)
     color = fmt == "text" and reporting.use_color(sys.stdout)
     out = reporting.text(findings, color) if fmt == "text" else reporting.REPORTERS[fmt](findings)
     if out:
         click.echo(out, color=color)
-    code = reporting.exit_code(findings, strict)
+    # against a baseline every new finding fails: the baseline is where old ones are accepted
+    code = reporting.exit_code(findings, strict or accepted is not None)
     if fmt == "text" and not quiet:
         errors = sum(f.severity == "error" for f in findings)
         verdict = f"{errors} error(s), {len(findings) - errors} other finding(s)" if findings else "no findings"

@@ -375,6 +375,7 @@ class Validated:
     files: int = 0
     overlays: int = 0
     manifests: int = 0
+    scope: list[str] = field(default_factory=list)  # the files and folders checked, as findings name them
 
     def summary(self) -> str:
         parts = [f"{n} {what}" for n, what in ((self.profiles, "profile(s)"), (self.files, "other file(s)"),
@@ -430,7 +431,8 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
                 plain += sorted([*target.glob("*.yaml"), *target.glob("*.yml")])
         else:
             plain.append(target)
-    result = Validated([], manifests=len(roots), overlays=len(overlays))
+    result = Validated([], manifests=len(roots), overlays=len(overlays),
+                       scope=[display(t) for t in targets] + [display(argo / n) for n in roots])
     store = fleet.Cache(cache)
     index = fleet.Index(store, Path(DEFAULT_OVERLAYS))
     sources = [Source.read(f) for f in plain]

@@ -5,10 +5,9 @@ The exit code is decided once, here, from the findings.
 
 from __future__ import annotations
 
-import hashlib
 import json
 
-from gengpu import __version__
+from gengpu import __version__, baseline
 from gengpu.findings import Finding
 
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -97,14 +96,15 @@ def sarif(findings: list[Finding]) -> str:
         region = {"startLine": max(f.line, 1)}
         if f.column:
             region["startColumn"] = f.column
-        fingerprint = hashlib.sha256(f"{f.file}:{f.rule}:{f.message}".encode()).hexdigest()
+        fingerprint = baseline.fingerprint(f)
         results.append({
             "ruleId": f.rule,
             "ruleIndex": used.index(f.rule),
             "level": SARIF_LEVEL[f.severity],
             "message": {"text": f.message + (f" Fix: {f.fix}" if f.fix else "")},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.file}, "region": region}}],
-            "partialFingerprints": {"gengpu/v1": fingerprint},
+            # the baseline's fingerprint: code scanning tracks a finding across moved lines as the baseline does
+            "partialFingerprints": {"gengpu/v2": fingerprint},
         })
     return json.dumps({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

@@ -152,6 +152,18 @@ RULES = [
          "Kubernetes node name, and the node's labels say its pool. Series that cannot be joined are left out of "
          "every pool's figures, and this says which, so a sizing never rests on data silently dropped.",
          "NVIDIA/dcgm-exporter internal/pkg/hostname/hostname.go", applies_to=USAGE),
+    Rule("baseline-accepted", "info", "Findings a baseline accepted: counted, not shown.",
+         "Nothing to do now; fix them over time and remove their entries (`gengpu validate --no-baseline` lists them).",
+         "A repository that adopts gengpu usually has findings older than the tool. A baseline (`gengpu validate "
+         "--write-baseline FILE`, then `--baseline FILE` or `baseline: FILE` in .gengpu.yaml) accepts them "
+         "explicitly, so CI passes on the old and fails on anything new. Findings are recognised by a fingerprint of "
+         "their rule, file and message without line numbers: moving lines or reformatting a file keeps them "
+         "accepted.", "gengpu", applies_to=OVERLAY),
+    Rule("baseline-stale", "info", "A baseline entry whose finding no longer occurs in the files checked.",
+         "Remove the entry from the baseline (or write the baseline again with --write-baseline).",
+         "An entry left after its finding is fixed would silently accept the same mistake if it came back. Entries "
+         "of files outside the run (a pre-commit run on a few files, one shard of a fleet) are not judged.",
+         "gengpu", applies_to=OVERLAY),
     Rule("object-no-schema", "info", "A Kubernetes object of a kind gengpu has no schema for: its fields are not "
          "checked.", "Nothing to fix; GPU rules still look at its pod templates. Ask for the CRD to be added to "
          "scripts/crd-sources.yaml.",

@@ -1,0 +1,140 @@
+"""A baseline of accepted findings: write it, pass, move lines and reformat, pass, add a finding, fail with only that
+one; fixed findings are reported as removable; the repository's .gengpu.yaml applies it without a flag."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gengpu import baseline, reporting
+from gengpu.findings import Finding
+
+REPO = Path(__file__).resolve().parent.parent
+EXPORTER = """apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: dcgm-exporter
+spec:
+  selector:
+    matchLabels: {app: dcgm-exporter}
+  template:
+    metadata:
+      labels: {app: dcgm-exporter}
+    spec:
+      containers:
+        - name: exporter
+          image: nvcr.io/nvidia/k8s/dcgm-exporter:4.5.2-4.8.1-distroless
+"""
+PLUGIN = """version: v1
+sharing:
+  timeSlicing:
+    resources:
+      - name: nvidia.com/gpu
+        replicas: 1
+"""
+
+
+@pytest.fixture
+def old(tmp_path):
+    """A repository with findings older than gengpu: two warnings on a hand-written exporter, an error in a config."""
+    shutil.copytree(REPO / "profiles", tmp_path / "profiles")
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "dcgm.yaml").write_text(EXPORTER)
+    (tmp_path / "manifests" / "plugin.yaml").write_text(PLUGIN)
+    return tmp_path
+
+
+def _validate(run, where, *args):
+    result = run("validate", "profiles", "manifests", "--output", "json", *args, cwd=where)
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, [(f["file"], f["rule"]) for f in json.loads(result.stdout)["findings"]]
+
+
+def test_write_pass_move_pass_add_fail_with_only_the_new_one(run, old):
+    before = _validate(run, old)
+    assert before == (1, [("manifests/dcgm.yaml", "dcgm-exporter-no-node-name"),
+                          ("manifests/dcgm.yaml", "dcgm-exporter-no-pod-labels"),
+                          ("manifests/plugin.yaml", "sharing-replicas-too-low")])
+    written = run("validate", "profiles", "manifests", "--write-baseline", ".gengpu-baseline.json", cwd=old)
+    assert written.exit_code == 0
+    assert written.stderr == ("gengpu: wrote .gengpu-baseline.json: 3 finding(s) accepted; commit it, and set "
+                              "`baseline: .gengpu-baseline.json` in .gengpu.yaml for the hooks and CI.\n")
+    entries = json.loads((old / ".gengpu-baseline.json").read_text())["findings"]
+    assert [(e["file"], e["rule"], e["count"]) for e in entries] == [
+        ("manifests/dcgm.yaml", "dcgm-exporter-no-node-name", 1), ("manifests/dcgm.yaml", "dcgm-exporter-no-pod-labels", 1),
+        ("manifests/plugin.yaml", "sharing-replicas-too-low", 1)]
+    (old / ".gengpu.yaml").write_text("baseline: .gengpu-baseline.json\n")
+    assert _validate(run, old) == (0, [(".gengpu-baseline.json", "baseline-accepted")])
+    # lines moved, the config rewritten in flow style: the same findings, still accepted
+    (old / "manifests" / "dcgm.yaml").write_text("# the exporter, by hand\n\n" + EXPORTER)
+    (old / "manifests" / "plugin.yaml").write_text(
+        "version: v1\nsharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 1}]}}\n")
+    assert _validate(run, old) == (0, [(".gengpu-baseline.json", "baseline-accepted")])
+    # a new mistake: it alone is reported, and it fails (a warning too: against a baseline every new finding fails)
+    profile = old / "profiles" / "eks-l4-mps.yaml"
+    profile.write_text(profile.read_text().replace("      limits:\n        gpus: 8\n", ""))
+    code, found = _validate(run, old)
+    assert code == 1
+    assert found == [("profiles/eks-l4-mps.yaml", "pool-unbounded"), (".gengpu-baseline.json", "baseline-accepted")]
+    # --no-baseline shows everything
+    assert len(_validate(run, old, "--no-baseline")[1]) == 4
+
+
+def test_a_fixed_finding_is_reported_removable_but_only_where_gengpu_looked(run, old):
+    run("validate", "profiles", "manifests", "--write-baseline", "base.json", cwd=old)
+    (old / "manifests" / "plugin.yaml").write_text(PLUGIN.replace("replicas: 1", "replicas: 2"))
+    result = run("validate", "profiles", "manifests", "--baseline", "base.json", cwd=old)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[2] == (
+        "base.json:4:3: info baseline-stale sharing-replicas-too-low in manifests/plugin.yaml (device-plugin-config: "
+        "sharing.timeSlicing.resources[0].replicas is 1; the plugin needs 2 or more and refuses the whole config) no "
+        "longer occurs: remove the entry")
+    # a run over other files (a pre-commit hook on one file) judges no entry of the files it did not read
+    alone = run("validate", "manifests/dcgm.yaml", "--baseline", "base.json", "--output", "json", cwd=old)
+    assert [f["rule"] for f in json.loads(alone.stdout)["findings"]] == ["baseline-accepted"]
+
+
+def test_a_finding_twice_is_accepted_twice_and_a_third_is_new(run, tmp_path):
+    """The same exporter written out twice (documents of one file): the same two findings twice, counted."""
+    (tmp_path / "dcgm.yaml").write_text(EXPORTER + "---\n" + EXPORTER)
+    run("validate", "dcgm.yaml", "--write-baseline", "b.json", cwd=tmp_path)
+    assert [e["count"] for e in json.loads((tmp_path / "b.json").read_text())["findings"]] == [2, 2]
+    (tmp_path / "dcgm.yaml").write_text(EXPORTER + "---\n" + EXPORTER + "---\n" + EXPORTER)
+    result = run("validate", "dcgm.yaml", "--baseline", "b.json", "--output", "json", cwd=tmp_path)
+    found = json.loads(result.stdout)["findings"]
+    assert result.exit_code == 1
+    assert [(f["line"], f["rule"]) for f in found] == [
+        (44, "dcgm-exporter-no-node-name"), (44, "dcgm-exporter-no-pod-labels"), (1, "baseline-accepted")]
+    assert found[2]["message"].startswith("4 finding(s) accepted")
+
+
+def test_fingerprints_ignore_positions_and_sarif_carries_them():
+    a = Finding("p.yaml", 3, 7, "error", "r", "field x at line 12 of p.yaml:12:7 is wrong")
+    b = Finding("p.yaml", 30, 1, "error", "r", "field x at line 40 of p.yaml:40:1 is  wrong")
+    assert baseline.fingerprint(a) == baseline.fingerprint(b)
+    assert baseline.fingerprint(a) != baseline.fingerprint(Finding("q.yaml", 3, 7, "error", "r", a.message))
+    assert baseline.fingerprint(a) != baseline.fingerprint(Finding("p.yaml", 3, 7, "error", "r", "field y is wrong"))
+    result, = json.loads(reporting.sarif([a]))["runs"][0]["results"]
+    assert result["partialFingerprints"] == {"gengpu/v2": baseline.fingerprint(a)}
+
+
+def test_bad_baselines_and_settings_are_clear_errors(run, old):
+    (old / "b.json").write_text("{not json")
+    result = run("validate", "profiles", "--baseline", "b.json", cwd=old)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("gengpu: error: baseline b.json: not JSON (")
+    assert result.stderr.endswith("; write it again with `gengpu validate --write-baseline b.json`\n")
+    result = run("validate", "profiles", "--baseline", "missing.json", cwd=old)
+    assert (result.exit_code, result.stderr) == (2, "gengpu: error: baseline missing.json: no such file; write it "
+                                                 "again with `gengpu validate --write-baseline missing.json`\n")
+    (old / "notes.json").write_text('{"mine": true}\n')
+    result = run("validate", "profiles", "--write-baseline", "notes.json", cwd=old)
+    assert (result.exit_code, (old / "notes.json").read_text()) == (2, '{"mine": true}\n')
+    assert result.stderr == "gengpu: error: notes.json exists and is not a gengpu baseline; give another path\n"
+    (old / ".gengpu.yaml").write_text("baseline: [a, b]\n")
+    result = run("validate", "profiles", cwd=old)
+    assert (result.exit_code, result.stderr) == (2, "gengpu: error: .gengpu.yaml: expected a mapping with "
+                                                 "`baseline: FILE` only\n")
+    result = run("validate", "profiles", "--write-baseline", "x.json", "--no-baseline", cwd=old)
+    assert result.exit_code == 2

@@ -138,3 +138,17 @@ def test_bad_baselines_and_settings_are_clear_errors(run, old):
                                                  "`baseline: FILE` only\n")
     result = run("validate", "profiles", "--write-baseline", "x.json", "--no-baseline", cwd=old)
     assert result.exit_code == 2
+
+
+def test_the_summary_comes_after_the_findings_when_both_streams_share_one_pipe(tmp_path):
+    """A terminal or a CI log that takes stdout and stderr together: stdout is buffered when it is not a terminal,
+    so without a flush the summary (stderr) landed before or inside the findings."""
+    import subprocess
+    import sys
+
+    (tmp_path / "plugin.yaml").write_text(PLUGIN)
+    out = subprocess.run([sys.executable, "-m", "gengpu", "validate", "plugin.yaml"], cwd=tmp_path,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout.splitlines()
+    assert out[0].startswith("plugin.yaml:6:19: error sharing-replicas-too-low ")
+    assert out[1].startswith("  fix: ")
+    assert out[2] == "gengpu: checked 1 other file(s): 1 error(s), 0 other finding(s)."

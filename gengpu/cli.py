@@ -125,7 +125,8 @@ def build(profiles, output_dir, check, changed, fmt, shard, no_cache, quiet):
         for plan in changed:
             click.echo(writing.diff(plan, pipeline.display(plan.folder.parent)), nl=False, err=machine)
         if changed:
-            _summary(f"gengpu: {len(changed)} overlay(s) out of date; run `gengpu build` and commit the result.")
+            click.echo(f"gengpu: {len(changed)} overlay(s) out of date; run `gengpu build` and commit the result.",
+                       err=True)
             sys.exit(1)
         if not quiet:
             click.echo(f"{sum(p.folder != out_dir.parent / pipeline.ARGOCD_DIR for p in result.plans)} overlay(s) up to "
@@ -258,7 +259,7 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose, eng
     if fmt == "text" and not quiet:
         errors = sum(f.severity == "error" for f in findings)
         verdict = f"{errors} error(s), {len(findings) - errors} other finding(s)" if findings else "no findings"
-        _summary(f"gengpu: {result.summary()}: {verdict}.")
+        click.echo(f"gengpu: {result.summary()}: {verdict}.", err=True)
     sys.exit(code)
 
 
@@ -605,7 +606,7 @@ def check(profiles, snapshot_file, context, fmt, strict, quiet):
     if fmt == "text" and not quiet:
         errors = sum(f.severity == "error" for f in findings)
         verdict = f"{errors} error(s), {len(findings) - errors} other finding(s)" if findings else "no findings"
-        _summary(f"gengpu: {result.summary()}: {verdict}.")
+        click.echo(f"gengpu: {result.summary()}: {verdict}.", err=True)
     sys.exit(reporting.exit_code(findings, strict))
 
 
@@ -667,13 +668,6 @@ def rightsize(profiles, prometheus, metrics_file, snapshot_file, context, since,
         for line in pipeline.write_proposals(result):
             click.echo(line, err=True)
     sys.exit(reporting.exit_code(result.findings, False))
-
-
-def _summary(text: str) -> None:
-    """The summary line on stderr, after every finding on stdout: flushed first, so that a terminal or a log that
-    takes both shows the findings, then the summary, never a summary inside a finding's fix line."""
-    sys.stdout.flush()
-    click.echo(text, err=True)
 
 
 def _time(value: str | None) -> float | None:

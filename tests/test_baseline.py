@@ -141,8 +141,9 @@ def test_bad_baselines_and_settings_are_clear_errors(run, old):
 
 
 def test_the_summary_comes_after_the_findings_when_both_streams_share_one_pipe(tmp_path):
-    """A terminal or a CI log that takes stdout and stderr together: stdout is buffered when it is not a terminal,
-    so without a flush the summary (stderr) landed before or inside the findings."""
+    """A CI log that takes stdout and stderr together (issue 25 saw a fix line and the summary interleave; not
+    reproduced here: click.echo flushes every write, and the progress line is erased before findings print). Holds
+    the order: every finding and its fix line, then the summary."""
     import subprocess
     import sys
 

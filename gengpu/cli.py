@@ -134,6 +134,8 @@ def build(profiles, output_dir, check, changed, fmt, shard, no_cache, quiet):
         return
     for plan in result.plans:
         state = "removed" if not plan.desired and plan.changed else ("written" if plan.changed else "unchanged")
+        if not plan.changed and not plan.folder.exists():
+            continue  # argocd/ of a repository whose clusters Flux syncs
         if plan.changed or not quiet:
             click.echo(f"{state}: {pipeline.display(plan.folder)}/", err=machine)
 
@@ -728,8 +730,10 @@ def diff(base, output_dir, exit_code, output):
               help="Branch Argo CD follows (default: the directory's checked-out branch, else git's init.defaultBranch).")
 @click.option("--hooks-repo", default=None, help="Repository of gengpu's hooks and lint workflow.")
 @click.option("--hooks-rev", default=None, help="Release (git ref) of gengpu the hooks and workflow pin.")
+@click.option("--gitops", type=click.Choice(["argocd", "flux"]), default="argocd", show_default=True,
+              help="Who syncs the repository into the cluster.")
 @_guarded
-def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, branch, hooks_repo, hooks_rev):
+def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, branch, hooks_repo, hooks_rev, gitops):
     """Start a GitOps repository: a profile, its overlays, pre-commit hooks, a CI lint job and the Argo CD root app.
 
     Run in a terminal without --platform or --gpu to be asked. Existing files are
@@ -775,7 +779,7 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, br
         name=name or names.slug(target.resolve().name, "gpu-cluster"),
         repo_url=repo_url or scaffolding.Choices.repo_url, region=region,
         branch=branch or scaffolding.git_branch(target), mig_preset=mig_preset, hooks_repo=hooks_repo or scaffolding.DEFAULT_HOOKS_REPO,
-        hooks_rev=hooks_rev or scaffolding.DEFAULT_HOOKS_REV)
+        hooks_rev=hooks_rev or scaffolding.DEFAULT_HOOKS_REV, gitops=gitops)
     scaffolding.refuse_existing(target, choices)
     # Build the scaffold in a scratch folder first: a profile that fails gengpu's own checks leaves nothing behind.
     import dataclasses
@@ -788,7 +792,10 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, br
                                check=False, full=True, cache=False)
         problems = trial.findings if trial.blocked else [
             f for f in pipeline.validate([str(stage / "profiles"), *map(str, (stage / "overlays").iterdir()),
-                                          str(stage / "argocd")], cache=False).findings if f.is_error]
+                                          *[str(p) for p in (stage / "argocd",) if p.is_dir()],
+                                          *[str(p) for o in (stage / "overlays").iterdir()
+                                            for p in (o / "flux", o / "flux" / "operator") if p.is_dir()]],
+                                         cache=False).findings if f.is_error]
         if problems:
             from gengpu import reporting
 
@@ -803,11 +810,15 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, br
     for rel in written:
         click.echo(f"wrote {pipeline.display(target / rel)}")
     for plan in result.plans:
-        click.echo(f"wrote {pipeline.display(plan.folder)}/")
+        if plan.desired:  # (argocd/ has nothing when Flux syncs the cluster)
+            click.echo(f"wrote {pipeline.display(plan.folder)}/")
     gpu_id = catalog.resolve_gpu(choices.gpu)
     if gpu_id and gpu_id.lower() != str(choices.gpu).lower():
         click.echo(f"note: GPU {choices.gpu} is {gpu_id} (`gengpu catalog gpus` lists every model and alias)")
-    if choices.repo_url == scaffolding.Choices.repo_url:
+    if choices.gitops == "flux":
+        click.echo(f"note: point a Flux Kustomization of the cluster's bootstrap path at ./overlays/{choices.name}/flux "
+                   "(it syncs the overlay, then the GPU Operator's HelmRelease)")
+    elif choices.repo_url == scaffolding.Choices.repo_url:
         click.echo(f"note: Argo CD would sync {choices.repo_url}, a placeholder: set spec.argocd.repoURL in "
                    f"profiles/{choices.name}.yaml and run `gengpu build`")
     click.echo("Next: git init && pre-commit install && git add -A && git commit -m 'GPU GitOps'")

@@ -99,6 +99,14 @@ class ArgoCD:
 
 
 @dataclass(frozen=True)
+class Flux:
+    namespace: str = "flux-system"
+    git_repository: str = "flux-system"  # the GitRepository of this repository, as `flux bootstrap` names it
+    interval: str = "10m"
+    overlays_dir: str = "overlays"
+
+
+@dataclass(frozen=True)
 class Monitoring:
     mode: str = "service-monitor"
     namespace: str = "monitoring"
@@ -135,6 +143,8 @@ class Profile:
     verify_image: str = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0"
     dra_driver_version: str | None = None  # None: the catalog's default
     quotas: dict = field(default_factory=dict)  # quota name or code -> amount granted in the region
+    gitops: str = "argocd"  # or "flux": who syncs the repository into the cluster
+    flux: Flux = field(default_factory=Flux)
 
     @property
     def dra_pools(self) -> tuple[NodePool, ...]:
@@ -151,7 +161,7 @@ class Profile:
 
     @property
     def overlay_path(self) -> str:
-        return f"{self.argocd.overlays_dir}/{self.name}"
+        return f"{self.flux.overlays_dir if self.gitops == 'flux' else self.argocd.overlays_dir}/{self.name}"
 
     def driver_version(self) -> str | None:
         """The nodes' driver version when known: declared, or the operator chart's default it installs."""
@@ -211,7 +221,8 @@ def _pool(index: int, data: dict) -> NodePool:
 def build_profile(data: dict, source: str) -> Profile:
     spec = data["spec"]
     op = spec.get("operator", {})
-    argo = spec["argocd"]
+    argo = spec.get("argocd") or {}  # absent when Flux syncs the cluster
+    flux = spec.get("flux") or {}
     dest = argo.get("destination", {})
     mon = spec.get("monitoring", {})
     return Profile(
@@ -238,7 +249,7 @@ def build_profile(data: dict, source: str) -> Profile:
             labels=dict(mon.get("serviceMonitorLabels", {})),
         ),
         argocd=ArgoCD(
-            repo_url=argo["repoURL"],
+            repo_url=argo.get("repoURL", ""),
             revision=argo.get("revision", "HEAD"),
             project=argo.get("project", "default"),
             namespace=argo.get("namespace", "argocd"),
@@ -256,4 +267,7 @@ def build_profile(data: dict, source: str) -> Profile:
         **({"verify_image": spec["verifyImage"]} if "verifyImage" in spec else {}),
         dra_driver_version=(spec.get("draDriver") or {}).get("version"),
         quotas=dict(spec.get("quotas") or {}),
+        gitops=spec.get("gitops", "argocd"),
+        flux=Flux(namespace=flux.get("namespace", "flux-system"), git_repository=flux.get("gitRepository", "flux-system"),
+                  interval=flux.get("interval", "10m"), overlays_dir=flux.get("overlaysDir", "overlays")),
     )

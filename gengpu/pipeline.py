@@ -102,6 +102,7 @@ class Checked:
     name: str
     key: str
     loaded: Profile | None = None
+    gitops: str = "argocd"  # who syncs it (kept in the index, so argocd/ is planned without loading the profile)
 
     @property
     def profile(self) -> Profile:
@@ -150,6 +151,7 @@ def _check_profile_file(source: Source, out_dir: Path) -> tuple[dict, Profile | 
     entry["findings"] += [asdict(f) for f in findings]
     if profile is not None:
         entry["name"], entry["at"] = profile.name, list(source.docs[0].position(("metadata", "name")))
+        entry["gitops"] = profile.gitops
     return entry, profile
 
 
@@ -177,7 +179,8 @@ def load_profiles(files: list[Path | Source], out_dir: Path, index: fleet.Index 
             result.findings.append(duplicate_name(source.shown, tuple(entry["at"]), name, names[name]))
             continue
         names[name] = source.shown
-        result.profiles.append(Checked(source, _repo_path(source.path, out_dir), name, key, profile))
+        result.profiles.append(Checked(source, _repo_path(source.path, out_dir), name, key, profile,
+                                       str(entry.get("gitops", "argocd"))))
     return result
 
 
@@ -261,6 +264,9 @@ def _argocd_plan(out_dir: Path, profiles: list[Checked], built: list[Checked], f
         return writing.OverlayPlan(ARGOCD_DIR, root / ARGOCD_DIR, {})  # nothing of it to refresh
     from gengpu.compiling.overlay import compile_argocd
 
+    # clusters Flux syncs have no Application (their Flux objects are in their overlay's flux/ folder)
+    profiles = [c for c in profiles if c.gitops != "flux"]
+    built = [c for c in built if c.gitops != "flux"]
     if full:
         first = min(profiles, key=lambda c: c.name).profile if profiles else None
         desired = compile_argocd([c.name for c in profiles], first, [c.profile for c in built])
@@ -270,9 +276,11 @@ def _argocd_plan(out_dir: Path, profiles: list[Checked], built: list[Checked], f
     return writing.plan_overlay(root, ARGOCD_DIR, desired, keep=lambda rel: rel not in desired)
 
 
-def _built_files(out_dir: Path, name: str) -> tuple[Path, ...]:
-    """The files a profile's build writes: its overlay folder and its Argo CD Application."""
-    return out_dir / name, out_dir.parent / ARGOCD_DIR / _application(name)
+def _built_files(out_dir: Path, c: Checked) -> tuple[Path, ...]:
+    """The files a profile's build writes: its overlay folder and its Argo CD Application (Flux: the folder only)."""
+    if c.gitops == "flux":
+        return (out_dir / c.name,)
+    return out_dir / c.name, out_dir.parent / ARGOCD_DIR / _application(c.name)
 
 
 def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, full: bool | None = None,
@@ -313,7 +321,7 @@ def _build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, 
     meter = fleet.Progress(len(profiles), "profiles", progress)
     for c in profiles:
         meter.step()
-        if index.unchanged(c.name, c.key, _built_files(out_dir, c.name)):
+        if index.unchanged(c.name, c.key, _built_files(out_dir, c)):
             plans.append(writing.OverlayPlan(c.name, out_dir / c.name, {}))  # as the last build left it
             continue
         from gengpu.compiling import compile_overlay
@@ -364,7 +372,7 @@ def _record_states(index: fleet.Index, out_dir: Path, built: list[Checked], plan
         app = _application(c.name)
         pending = not written and (plan.changed or argocd is not None and app in argocd.missing + argocd.stale)
         if not (pending or plan.kept or plan.conflicts):
-            index.record(c.name, c.key, _built_files(out_dir, c.name))
+            index.record(c.name, c.key, _built_files(out_dir, c))
 
 
 @dataclass
@@ -407,6 +415,7 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
         overlays = sorted(p for p in Path(DEFAULT_OVERLAYS).glob("*")
                           if not p.name.startswith(".") and is_overlay(p) and fleet.in_shard(p.name, shard))
         verify = sorted(p for o in overlays for p in (o / "verify").glob("*") if is_overlay(p))
+        verify += [p for o in overlays for p in (o / "flux", o / "flux" / "operator") if is_overlay(p)]
         argocd = fleet.in_shard(ARGOCD_DIR, shard)
         targets = [*(p for p in profile_files([]) if fleet.in_shard(p.name, shard)), *overlays, *verify,
                    *([argo / "applications"] if argocd and is_overlay(argo / "applications") else [])]

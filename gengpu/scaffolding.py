@@ -29,6 +29,7 @@ class Choices:
     region: str | None = None  # default: REGIONS[platform]
     branch: str = "main"  # the branch Argo CD follows
     mig_preset: str = "all-balanced"  # all-balanced or all-<profile>, as mig-manager names them
+    gitops: str = "argocd"  # or flux
 
 
 def _instance(platform: str, gpu_id: str) -> tuple[str, int]:
@@ -97,7 +98,7 @@ def profile(c: Choices) -> dict:
             "operator": operator,
             "nodePools": [pool],
             "monitoring": {"mode": "gke-managed" if c.platform.startswith("gke") else "service-monitor"},
-            "argocd": {"repoURL": c.repo_url, "revision": c.branch},
+            **({"gitops": "flux"} if c.gitops == "flux" else {"argocd": {"repoURL": c.repo_url, "revision": c.branch}}),
         },
     }
 
@@ -122,9 +123,12 @@ def files(c: Choices) -> dict[str, str]:
         }),
         ".gitignore": ".venv/\nbin/\n.cache/\n",  # .cache/: gengpu's content cache
         "README.md": (f"# {c.name}: GPU GitOps\n\nEdit `profiles/`, run `gengpu build`, commit profiles and "
-                      "`overlays/` together. Argo CD syncs `argocd/root-application.yaml` (one Application per "
-                      "cluster) or `argocd/applicationset.yaml` (every overlay): apply one of them, once.\n\n"
-                      "`pre-commit install` runs gengpu's checks before each commit; `.github/workflows/gpu-lint.yaml`"
+                      "`overlays/` together. " + (
+                          f"Flux syncs `overlays/{c.name}/flux/`: point a Kustomization of the cluster's bootstrap "
+                          f"path at it (`path: ./overlays/{c.name}/flux`), once.\n\n" if c.gitops == "flux" else
+                          "Argo CD syncs `argocd/root-application.yaml` (one Application per "
+                          "cluster) or `argocd/applicationset.yaml` (every overlay): apply one of them, once.\n\n")
+                      + "`pre-commit install` runs gengpu's checks before each commit; `.github/workflows/gpu-lint.yaml`"
                       " runs them on pull requests.\n"),
     }
 

@@ -167,9 +167,14 @@ def _check_dra_pool(overlay: Path, name: str, pool: dict, operator: bool, c: Che
         accelerator = _script_flags(script).get("--accelerator", "")
         c.that("gpu-driver-version=disabled" in accelerator and "gpu-sharing-strategy" not in accelerator
                and "gpu-partition-size" not in accelerator, f"{name}/{pname}: GKE DRA pool without GKE's driver")
-        app = yaml.safe_load((overlay.parent.parent / "argocd" / "applications" / f"{name}.yaml").read_text())
-        c.that(any("nvidia-driver-installer" in str(s.get("path", "")) for s in app["spec"]["sources"]),
-               f"{name}/{pname}: Google's driver installer syncs with the cluster")
+        if (overlay / "flux").is_dir():  # Flux: a Kustomization of the installer's GitRepository
+            paths = [k["spec"]["path"] for k in _docs((overlay / "flux" / "kustomizations.yaml").read_text())]
+            c.that(any("nvidia-driver-installer" in p for p in paths),
+                   f"{name}/{pname}: Google's driver installer syncs with the cluster")
+        else:
+            app = yaml.safe_load((overlay.parent.parent / "argocd" / "applications" / f"{name}.yaml").read_text())
+            c.that(any("nvidia-driver-installer" in str(s.get("path", "")) for s in app["spec"]["sources"]),
+                   f"{name}/{pname}: Google's driver installer syncs with the cluster")
     if mode == "mig":  # what the MIG manager writes once the layout is made
         labels = {**labels, "nvidia.com/mig.config.state": "success"}
     c.that(_plugin_lands(values, labels), f"{name}/{pname}: DRA kubelet plugin can land on the pool's nodes")
@@ -317,9 +322,22 @@ def check(repo: Path, name: str, c: Checks) -> None:
             limits = deploy["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
             c.that(limits.get(first) == 1, f"{name}/{pname}: verify asks for {first}")
 
-    # 6. Argo CD: the cluster's Application syncs this overlay
-    app = yaml.safe_load((repo / "argocd" / "applications" / f"{name}.yaml").read_text())
-    c.that(any(s.get("path") == f"overlays/{name}" for s in app["spec"]["sources"]), f"{name}: Application")
+    # 6. Argo CD: the cluster's Application syncs this overlay; Flux: a Kustomization does, and the operator's
+    # HelmRelease comes after it with the values file's values
+    if spec.get("gitops") == "flux":
+        c.that(not (repo / "argocd" / "applications" / f"{name}.yaml").exists(), f"{name}: no Application")
+        kustomizations = {k["metadata"]["name"]: k["spec"]
+                          for k in _docs((overlay / "flux" / "kustomizations.yaml").read_text())}
+        c.that(kustomizations.get(f"gpu-{name}", {}).get("path") == f"./overlays/{name}", f"{name}: Flux Kustomization")
+        if (overlay / "gpu-operator-values.yaml").exists():
+            c.that(kustomizations.get(f"gpu-{name}-operator", {}).get("dependsOn") == [{"name": f"gpu-{name}"}],
+                   f"{name}: the operator after the overlay")
+            release = _docs((overlay / "flux" / "operator" / "gpu-operator.yaml").read_text())[0]
+            c.that(release["spec"]["values"] == _docs((overlay / "gpu-operator-values.yaml").read_text())[0],
+                   f"{name}: HelmRelease values are the values file's")
+    else:
+        app = yaml.safe_load((repo / "argocd" / "applications" / f"{name}.yaml").read_text())
+        c.that(any(s.get("path") == f"overlays/{name}" for s in app["spec"]["sources"]), f"{name}: Application")
 
     # 7. every DaemonSet gengpu deploys reaches every GPU node: the GPU Operator's operands and NFD's worker, and the
     # DRA kubelet plugin on DRA pools, tolerate the pools' taints and those the platform puts on spot nodes itself

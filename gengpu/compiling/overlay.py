@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gengpu.compiling import (argocd, check_access, dra, monitoring, operator_app, placement, provisioning, sharing,
-                              verify)
+from gengpu.compiling import (argocd, check_access, dra, flux, monitoring, operator_app, placement, provisioning,
+                              sharing, verify)
 from gengpu.compiling.yamltext import dump, dump_all
 from gengpu.headers import VERSION_ANNOTATION, header
 from gengpu.model import Profile
@@ -116,7 +116,10 @@ def compile_overlay(profile: Profile, local_component: bool = False) -> dict[str
         files[operator_app.VALUES_FILE] = _text(top, operator_app.helm_values(profile))
     if profile.dra_pools:
         files[dra.VALUES_FILE] = _text(top, dra.helm_values(profile))
-    files[argocd.CLUSTER_FILE] = _text(top, argocd.cluster_params(profile))
+    if profile.gitops == "flux":
+        files.update({name: _text(top, docs) for name, docs in flux.files(profile).items()})
+    else:  # the fleet ApplicationSet's parameters: only for clusters Argo CD syncs
+        files[argocd.CLUSTER_FILE] = _text(top, argocd.cluster_params(profile))
     for name, content in provisioning.side_files(profile).items():
         files[name] = _text(top, content)
     for name, doc in placement.components(profile).items():

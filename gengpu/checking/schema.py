@@ -132,20 +132,36 @@ def _has_float(data) -> bool:
     return isinstance(data, list) and any(_has_float(v) for v in data)
 
 
+# $schema -> (jsonschema-rs class, python-jsonschema class); no $schema: draft 4, as python-jsonschema defaults
+_DRAFTS = {
+    "http://json-schema.org/draft-04/schema#": ("Draft4Validator", "Draft4Validator"),
+    "http://json-schema.org/draft-07/schema#": ("Draft7Validator", "Draft7Validator"),
+    "https://json-schema.org/draft/2020-12/schema": ("Draft202012Validator", "Draft202012Validator"),
+}
+
+
 def _validators(schema: dict):
     """(fast, detailed) validators of a schema, compiled once: jsonschema-rs says whether a document is valid;
-    only an invalid one goes through python-jsonschema, whose errors carry what the messages and fixes need."""
+    only an invalid one goes through python-jsonschema, whose errors carry what the messages and fixes need. The
+    detailed one is a function: python-jsonschema is imported and compiled only when a document fails (a clean
+    pre-commit run never pays for it)."""
     key = id(schema)
     if key not in _COMPILED:
-        import jsonschema
         import jsonschema_rs
 
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft4Validator)
-        draft = {jsonschema.Draft4Validator: jsonschema_rs.Draft4Validator,
-                 jsonschema.Draft7Validator: jsonschema_rs.Draft7Validator,
-                 jsonschema.Draft202012Validator: jsonschema_rs.Draft202012Validator}.get(cls)
-        fast = draft(schema, validate_formats=False) if draft else None
-        _COMPILED[key] = (schema, fast, _strict(cls)(schema))  # the schema is kept so its id stays its own
+        name = _DRAFTS.get(schema.get("$schema", "http://json-schema.org/draft-04/schema#"))
+        fast = getattr(jsonschema_rs, name[0])(schema, validate_formats=False) if name else None
+        holder: dict = {}
+
+        def detailed():
+            if "v" not in holder:
+                import jsonschema
+
+                cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft4Validator)
+                holder["v"] = _strict(cls)(schema)
+            return holder["v"]
+
+        _COMPILED[key] = (schema, fast, detailed)  # the schema is kept so its id stays its own
     _, fast, detailed = _COMPILED[key]
     return fast, detailed
 
@@ -170,7 +186,7 @@ def _fast_findings(doc: Document, fast, data, rule: str, suppressed) -> list[Fin
 def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, unknown_rule: str | None = None,
                  data=None, suppressed=frozenset()) -> list[Finding]:
     """Findings for every schema error; unknown keys get unknown_rule (default: rule) at the key's own line."""
-    fast, validator = _validators(schema if schema is not None else profile_schema())
+    fast, detailed = _validators(schema if schema is not None else profile_schema())
     data = doc.data if data is None else data
     if fast is not None:
         try:
@@ -179,6 +195,7 @@ def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, un
         except ValueError:  # a key that is not a string (YAML allows `true:`): python-jsonschema decides
             pass
     findings = []
+    validator = detailed()
     errors = list(_walk(validator.iter_errors(data)))
     if not errors and fast is not None and not _fast_valid(fast, data):
         return _fast_findings(doc, fast, data, rule, suppressed)  # the engines disagree: the stricter one decides

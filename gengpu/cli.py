@@ -211,13 +211,17 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose, eng
     Exit status: 0 clean, 1 errors (or warnings with --strict, or any new
     finding against a baseline), 2 usage or environment error.
     """
-    from gengpu import baseline, pipeline, reporting
+    from gengpu import pipeline, reporting
     from gengpu.findings import UsageError
 
     if write_baseline and (baseline_file or no_baseline):
         raise UsageError("--write-baseline records every finding; give it without --baseline or --no-baseline")
-    accepted_from = None if (no_baseline or write_baseline) else (baseline_file or baseline.settings_baseline())
-    accepted = baseline.load(accepted_from) if accepted_from else None  # a bad baseline stops before the work
+    accepted = None
+    if write_baseline or baseline_file or (not no_baseline and Path(".gengpu.yaml").is_file()):
+        from gengpu import baseline  # (a repository without a baseline never imports it)
+
+        accepted_from = None if (no_baseline or write_baseline) else (baseline_file or baseline.settings_baseline())
+        accepted = baseline.load(accepted_from) if accepted_from else None  # a bad baseline stops before the work
     fmt = fmt or _default_format()
     paths = list(paths)
     stdin_file = None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from gengpu import __version__, baseline
+from gengpu import __version__
 from gengpu.findings import Finding
 
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -72,6 +72,12 @@ def github(findings: list[Finding]) -> str:
     return "\n".join(lines)
 
 
+def fingerprint_of(f: Finding) -> str:
+    from gengpu import baseline  # only SARIF needs it: text and JSON runs skip the import
+
+    return baseline.fingerprint(f)
+
+
 def sarif(findings: list[Finding]) -> str:
     """SARIF 2.1.0 as GitHub code scanning reads it: every rule described, results with regions."""
     from gengpu.checking.rules import RULES
@@ -96,7 +102,7 @@ def sarif(findings: list[Finding]) -> str:
         region = {"startLine": max(f.line, 1)}
         if f.column:
             region["startColumn"] = f.column
-        fingerprint = baseline.fingerprint(f)
+        fingerprint = fingerprint_of(f)
         results.append({
             "ruleId": f.rule,
             "ruleIndex": used.index(f.rule),

@@ -157,13 +157,17 @@ def _replicas(units: list[Device], total_mib: float, headroom: float) -> int:
     return max(1, min(by_memory, by_activity, MAX_REPLICAS))
 
 
-def _limits(pool: NodePool, per_gpu_now: int, per_gpu_new: int) -> list[tuple[tuple, object]]:
-    """Limits that admit as many pods as today's, on the packed GPUs."""
+def _limits(pool: NodePool, per_gpu_now: int, per_gpu_new: int, needed: int) -> list[tuple[tuple, object]]:
+    """Limits that admit as many pods as today's on the packed GPUs, in whole nodes (a GPU limit below one node's
+    GPUs launches no node) and never below the GPUs today's pods need."""
+    per_node = pool.gpus_per_node or 1
     changes = []
-    for key in ("gpus", "nodes"):
-        if pool.limits.get(key) is not None:
-            old = int(pool.limits[key])
-            changes.append((("limits", key), max(1, math.ceil(old * per_gpu_now / per_gpu_new))))
+    if pool.limits.get("gpus") is not None:
+        gpus = max(needed, math.ceil(int(pool.limits["gpus"]) * per_gpu_now / per_gpu_new))
+        changes.append((("limits", "gpus"), math.ceil(gpus / per_node) * per_node))
+    if pool.limits.get("nodes") is not None:
+        nodes = math.ceil(int(pool.limits["nodes"]) * per_gpu_now / per_gpu_new)
+        changes.append((("limits", "nodes"), max(1, nodes, math.ceil(needed / per_node))))
     return changes
 
 
@@ -232,7 +236,7 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM) ->
         return rec
     per_hour, capacity = _price(profile, pool)
     rec.verdict = proposed_sharing["mode"]
-    limit_changes = _limits(pool, per_gpu_now, per_gpu)
+    limit_changes = _limits(pool, per_gpu_now, per_gpu, needed)
     rec.proposed = {"sharing": proposed_sharing, "limits": {**pool.limits, **{k[1]: v for k, v in limit_changes}},
                     "gpus": needed}
     rec.changes = [(("sharing",), proposed_sharing), *limit_changes]

@@ -16,6 +16,7 @@ import dcgm_samples
 import prometheus
 
 HERE = Path(__file__).parent / "usage"
+REPO_PROFILES = Path(__file__).resolve().parent.parent / "profiles"
 A100_PRICE = yaml.safe_load((Path(__file__).parent.parent / "gengpu" / "data" / "prices.yaml").read_text())[
     "gke"]["a2-highgpu-1g"]["us-central1"]["onDemand"]
 
@@ -379,3 +380,32 @@ def test_markdown_for_a_pull_request_comment(run, a100):
 
 <details><summary>gke-a100/inference: 4 GPU(s) whose pods peaked at 4.5 GiB of 40 GiB and 12% p95 activity over """)
     assert "**Total: -$8,045/month** if every proposal is applied (`gengpu rightsize --write`)." in result.stdout
+
+
+def test_gpus_are_freed_in_whole_nodes(run, tmp_path):
+    """Eight H100s a node (p5.48xlarge): sixteen small pods fit three GPUs as 1g.10gb x 7, but nodes come whole, so
+    one node of the two is freed, not thirteen GPUs, and the limit stays a whole node (16 / 7 rounded up to 3 GPUs
+    would launch no p5 at all); the price is the node's over its GPUs."""
+    text = (REPO_PROFILES / "eks-h100-mig.yaml").read_text()
+    start = text.index("      sharing:\n")
+    end = text.index("  # The account's granted quota")
+    (tmp_path / "h100.yaml").write_text(text[:start] + text[end:])
+    gpus = [dcgm_samples.Gpu(f"ip-10-0-{node}-1", index, "serving", f"embed-{node}-{index}", (2000, 500), 5,
+                             "NVIDIA H100 80GB HBM3", 81559) for node in range(2) for index in range(8)]
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(gpus, hours=2, step=300), encoding="utf-8")
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"ip-10-0-{node}-1", "labels": {
+        "karpenter.sh/nodepool": "h100-mig"}}} for node in range(2)]
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": nodes}))
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--min-hours", "1",
+                       "--output", "json", cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    assert rec["current"]["gpus"] == 16
+    assert rec["proposed"] == {"sharing": {"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.10gb": 7}}},
+                               "limits": {"gpus": 8}, "gpus": 8}
+    price = yaml.safe_load((REPO_PROFILES.parent / "gengpu" / "data" / "prices.yaml").read_text())[
+        "eks"]["p5.48xlarge"]["us-east-1"]["onDemand"]
+    assert rec["monthlyDelta"] == round(-8 * price / 8 * 730, 2)
+    written = run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--min-hours", "1",
+                  "--write", cwd=tmp_path)
+    assert written.exit_code == 0, written.output
+    assert run("validate", "h100.yaml", cwd=tmp_path).exit_code == 0

@@ -305,9 +305,26 @@ def test_discovery_finds_one_rule_per_module_and_no_helper():
 
     found = rules._discover()
     assert list(found) == sorted(p.stem for p in EXAMPLES_DIR.glob("*.yaml"))
-    assert found == rules.RULES
+    assert dict(rules.RULES) == found
     assert found["mps-on-autopilot"] is rules.mps_on_autopilot.RULE
     assert found["yaml-syntax"] is rules.structural.RULES[0]
+
+
+def test_the_catalogue_index_is_what_the_modules_hold_and_a_lookup_imports_one_module():
+    """index.json (scripts/gen-rules-doc) names each rule's module and target: the catalogue imports a module only
+    when one of its rules is asked for, so the index must never fall behind the modules."""
+    import json
+    import subprocess
+    import sys
+
+    from gengpu.checking import rules
+
+    assert json.loads(rules.INDEX.read_text()) == rules.discover_index()
+    probe = ("import sys; from gengpu.checking.rules import RULES; RULES['mps-on-autopilot']; "
+             "print(sorted(m for m in sys.modules if m.startswith('gengpu.checking.rules.')))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert eval(loaded) == ["gengpu.checking.rules._platform_feature", "gengpu.checking.rules.base",
+                            "gengpu.checking.rules.mps_on_autopilot"]
 
 
 def _profile(text):

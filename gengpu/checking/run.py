@@ -29,7 +29,7 @@ def schema_file(name: str) -> dict:
 
 
 def rules_for(target: str):
-    return [r for r in RULES.values() if r.applies_to == target and r.check is not None]
+    return [r for r in RULES.for_target(target) if r.check is not None]
 
 
 def _finding(doc, rule, hit) -> Finding:

@@ -10,9 +10,23 @@ import yaml
 
 @functools.cache
 def data_file(name: str) -> dict:
-    """A data file, parsed once per run (callers only read it)."""
-    text = resources.files("gengpu.data").joinpath(name).read_text(encoding="utf-8")
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    """A data file, parsed once per run (callers only read it). The parsed form is kept in gengpu's cache as JSON,
+    keyed by the file's bytes: YAML parsing the price table alone takes 90 ms, reading its JSON 2 ms, and a
+    pre-commit run pays for every data file a rule reads."""
+    import hashlib
+
+    from gengpu import fleet
+
+    raw = resources.files("gengpu.data").joinpath(name).read_bytes()
+    store = fleet.Cache()
+    key = store.key("data", name, hashlib.sha256(raw).hexdigest())
+    cached = store.get_json(key)
+    if isinstance(cached, dict):
+        return cached
+    data = yaml.load(raw.decode("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    if store.root.is_dir():  # a repo gengpu has run in: elsewhere (`gengpu explain` in $HOME) it creates nothing
+        store.put_json(key, data)  # every data file is plain JSON types (tests/test_rendering_units.py holds it)
+    return data
 
 
 def platforms() -> dict:

@@ -2,6 +2,7 @@
 tool table, and how a tool's version is read."""
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -188,3 +189,29 @@ def test_a_kubernetes_version_without_schemas_names_the_versions_there_are():
         k8s_schemas.schema_dir("1.2")
     assert str(raised.value) == ("no Kubernetes schemas for 1.2 in kubernetes-validate (it has 1.25 to 1.37); change "
                                  "spec.kubernetesVersion")
+
+
+def test_data_files_read_from_the_cache_are_what_the_yaml_says(tmp_path, monkeypatch):
+    """catalog.data_file keeps each parsed data file in gengpu's cache as JSON: that is only right if every data
+    file holds plain JSON types (no dates, no keys that are not strings), and the cached form equals the YAML."""
+    import json
+
+    import yaml
+
+    from gengpu import catalog
+
+    monkeypatch.chdir(tmp_path)  # a cache of its own (.cache/gengpu under the working directory)
+    data_dir = Path(REPO) / "gengpu" / "data"
+    catalog.data_file.cache_clear()
+    catalog.data_file("prices.yaml")
+    assert not (tmp_path / ".cache").exists()  # outside a repo gengpu has run in, nothing is created
+    (tmp_path / ".cache" / "gengpu").mkdir(parents=True)
+    for path in sorted(data_dir.glob("*.yaml")):
+        parsed = yaml.load(path.read_text(), Loader=yaml.CSafeLoader)
+        assert json.loads(json.dumps(parsed)) == parsed, path.name
+        catalog.data_file.cache_clear()
+        first = catalog.data_file(path.name)  # parsed, then written to the cache
+        catalog.data_file.cache_clear()
+        assert catalog.data_file(path.name) == first == parsed  # read back from the cache
+    assert len(list((tmp_path / ".cache" / "gengpu").glob("data-*.json"))) == len(list(data_dir.glob("*.yaml")))
+    catalog.data_file.cache_clear()

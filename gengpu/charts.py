@@ -81,14 +81,22 @@ def _index(version: str, text: str) -> Chart:
 
 
 @functools.cache
-def versions(name: str) -> list[Chart]:
-    """Every vendored version of a chart, oldest first."""
-    folder = resources.files("gengpu.data").joinpath("charts")
-    sources = yaml.load(folder.joinpath("SOURCES.yaml").read_text(encoding="utf-8"),
+def _vendored(name: str) -> list[tuple[str, str]]:
+    """(tag, file) of every vendored version of a chart, oldest first."""
+    sources = yaml.load(resources.files("gengpu.data").joinpath("charts", "SOURCES.yaml").read_text(encoding="utf-8"),
                         Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["files"]
     found = [(e["tag"], e["file"]) for e in sources if e["file"].startswith(f"{name}-v")]
-    found.sort(key=lambda tv: catalog.version_tuple(tv[0]))
-    return [_index(tag, folder.joinpath(file).read_text(encoding="utf-8")) for tag, file in found]
+    return sorted(found, key=lambda tv: catalog.version_tuple(tv[0]))
+
+
+@functools.cache
+def _chart(tag: str, file: str) -> Chart:
+    return _index(tag, resources.files("gengpu.data").joinpath("charts", file).read_text(encoding="utf-8"))
+
+
+def versions(name: str) -> list[Chart]:
+    """Every vendored version of a chart, oldest first."""
+    return [_chart(tag, file) for tag, file in _vendored(name)]
 
 
 @dataclass(frozen=True)
@@ -143,8 +151,9 @@ def _close(key: str, known: list[str]) -> str | None:
 
 def for_version(name: str, version: str) -> Chart | None:
     """The vendored chart of that version, or of the newest vendored version before it."""
-    older = [c for c in versions(name) if catalog.version_tuple(c.version) <= catalog.version_tuple(version)]
-    return older[-1] if older else None
+    older = [(tag, file) for tag, file in _vendored(name)
+             if catalog.version_tuple(tag) <= catalog.version_tuple(version)]
+    return _chart(*older[-1]) if older else None  # only that version is read: a build compiles with one
 
 
 def only_known(chart: Chart, values: dict, path: tuple = ()) -> dict:

@@ -167,9 +167,19 @@ class Index:
     def unchanged(self, name: str, key: str, paths: tuple[Path, ...]) -> bool:
         """Whether the files of overlay name are as gengpu left them when it built them from the profile key."""
         recorded = self.states.get(name)
-        if not recorded or recorded[0] != key or recorded[1] != tree_state(*paths)[0]:
+        if not recorded:
             return False
-        return recorded[2] is None or recorded[2] == tree_content(*paths)
+        state, racy = tree_state(*paths)
+        if recorded[0] != key or recorded[1] != state:
+            return False
+        if recorded[2] is None:
+            return True
+        if recorded[2] != tree_content(*paths):
+            return False
+        if not racy:  # as git refreshes its index: the state alone now vouches for the files, so no more reads
+            self.states[name] = [key, state, None]
+            self.dirty = True
+        return True
 
     def record(self, name: str, key: str, paths: tuple[Path, ...]) -> None:
         state, racy = tree_state(*paths)

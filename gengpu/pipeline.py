@@ -13,7 +13,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from gengpu import fleet, writing
+from gengpu import fleet, stages, writing
 from gengpu.findings import Finding, UsageError, display, sort_findings
 from gengpu.headers import is_generated
 from gengpu.loading.reading import read_bytes
@@ -85,11 +85,17 @@ class Source:
     def real(self) -> str:
         return _real(self.path)
 
-    def key(self, store: fleet.Cache, *options) -> str:
-        """What checking this file gives depends on its bytes, where it is, how it is shown, and the options."""
+    def identity(self) -> tuple:
+        """What checking this file gives depends on: its bytes, where it is, and how it is shown."""
         where = self.real
-        return store.key("file", self.shown, where, os.path.dirname(where) == _real_dir(DEFAULT_PROFILES),
-                         self.raw if self.raw is not None else b"\0unreadable", *options)
+        return (self.shown, where, os.path.dirname(where) == _real_dir(DEFAULT_PROFILES),
+                self.raw if self.raw is not None else b"\0unreadable")
+
+
+def file_checks(index: fleet.Index) -> stages.Kept[Source]:
+    """Checking one file, kept by its identity and the options of the check: a profile's findings, name and GitOps
+    tool (no options), or another file's findings and what its documents were taken for."""
+    return stages.Kept("file", lambda source, *options: (*source.identity(), *options), index)
 
 
 @dataclass
@@ -160,15 +166,16 @@ def load_profiles(files: list[Path | Source], out_dir: Path, index: fleet.Index 
     seen is not loaded at all: its findings and name come from the index."""
     result = Loaded()
     names: dict[str, str] = {}
+    checks = file_checks(index) if index else None
     for source in files:
         source = source if isinstance(source, Source) else Source.read(source)
-        key = source.key(index.store) if index else ""
-        entry = index.get(key) if index else None
+        key = checks.key(source) if checks else ""
+        entry = checks.lookup(source) if checks else None
         profile = None
         if entry is None:
             entry, profile = _check_profile_file(source, out_dir)
-            if index:
-                index.put(key, entry)
+            if checks:
+                checks.keep(source, entry)
         result.findings += [Finding(**f) for f in entry["findings"]]
         name = entry["name"]
         if name is None:
@@ -256,11 +263,11 @@ def _argocd_key(profiles: list[Checked]) -> str:
 
 
 def _argocd_plan(out_dir: Path, profiles: list[Checked], built: list[Checked], full: bool,
-                 index: fleet.Index) -> writing.OverlayPlan:
+                 made: stages.Made[list[Checked]]) -> writing.OverlayPlan:
     """argocd/ beside the overlays folder, for the built profiles; the Applications of the others are left as they
     are. A full build also writes the shared files, which list every profile."""
     root = out_dir.parent
-    if not built and (not full or index.unchanged(ARGOCD_STATE, _argocd_key(profiles), (root / ARGOCD_DIR,))):
+    if not built and (not full or made.up_to_date(profiles)):
         return writing.OverlayPlan(ARGOCD_DIR, root / ARGOCD_DIR, {})  # nothing of it to refresh
     from gengpu.compiling.overlay import compile_argocd
 
@@ -281,6 +288,17 @@ def _built_files(out_dir: Path, c: Checked) -> tuple[Path, ...]:
     if c.gitops == "flux":
         return (out_dir / c.name,)
     return out_dir / c.name, out_dir.parent / ARGOCD_DIR / _application(c.name)
+
+
+def overlays_made(index: fleet.Index, out_dir: Path) -> stages.Made[Checked]:
+    """Compiling and writing a profile's overlay: made from the profile file's check key (its bytes, where it is,
+    gengpu itself); its files are the overlay folder, local/ included, and its Application."""
+    return stages.Made(index, lambda c: c.name, lambda c: c.key, lambda c: _built_files(out_dir, c))
+
+
+def argocd_made(index: fleet.Index, out_dir: Path) -> stages.Made[list[Checked]]:
+    """argocd/ as a full build writes it: made from every profile's name and key."""
+    return stages.Made(index, lambda _: ARGOCD_STATE, _argocd_key, lambda _: (out_dir.parent / ARGOCD_DIR,))
 
 
 def build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, full: bool | None = None,
@@ -310,6 +328,7 @@ def _build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, 
     files = profile_files(paths) if paths or not changed else []
     full = (not paths and not changed) if full is None else full
     index = fleet.Index(fleet.Cache(cache), out_dir)
+    overlays, argocd = overlays_made(index, out_dir), argocd_made(index, out_dir)
     loaded = load_profiles(files, out_dir, index)
     mine = _in_shard(loaded, shard)
     found = [f for f in loaded.findings if mine(f.file)]
@@ -321,7 +340,7 @@ def _build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, 
     meter = fleet.Progress(len(profiles), "profiles", progress)
     for c in profiles:
         meter.step()
-        if index.unchanged(c.name, c.key, _built_files(out_dir, c)):
+        if overlays.up_to_date(c):
             plans.append(writing.OverlayPlan(c.name, out_dir / c.name, {}))  # as the last build left it
             continue
         from gengpu.compiling import compile_overlay
@@ -333,7 +352,7 @@ def _build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, 
         orphans = [o for o in _orphans(out_dir, {c.name for c in loaded.profiles}) if fleet.in_shard(o, shard)]
     plans += [writing.plan_orphan(out_dir, name) for name in orphans]
     if loaded.profiles or full:
-        plans.append(_argocd_plan(out_dir, loaded.profiles, todo, full and fleet.in_shard(ARGOCD_DIR, shard), index))
+        plans.append(_argocd_plan(out_dir, loaded.profiles, todo, full and fleet.in_shard(ARGOCD_DIR, shard), argocd))
     findings = found + [f for plan in plans for f in ownership.plan_findings(plan)]
     if check and writing.interrupted(out_dir):
         findings.append(ownership.interrupted(out_dir))
@@ -343,17 +362,17 @@ def _build(paths: list[str], out_dir: Path, check: bool, changed: bool = False, 
         notes = writing.recover(out_dir.parent, out_dir)
         writing.apply(plans, out_dir.parent, out_dir)
     if not blocked:
-        _record_states(index, out_dir, todo, plans, written=not check)
-        if full and shard is None:
-            _record_argocd(index, out_dir, loaded.profiles, plans[-1], written=not check)
+        overlays.made(_as_generated(out_dir, todo, plans, written=not check))
+        if full and shard is None and _is_generated(plans[-1], written=not check):
+            argocd.made([loaded.profiles])
     index.save(prune=full and shard is None)
     return BuildResult(sort_findings(findings), plans, blocked, notes)
 
 
-def _record_argocd(index: fleet.Index, out_dir: Path, profiles: list[Checked], plan: writing.OverlayPlan,
-                   written: bool) -> None:
-    if not (plan.kept or plan.conflicts or not written and plan.changed):
-        index.record(ARGOCD_STATE, _argocd_key(profiles), (out_dir.parent / ARGOCD_DIR,))
+def _is_generated(plan: writing.OverlayPlan, written: bool) -> bool:
+    """Whether a plan's files now are what gengpu generates: written, or checked and found so, with no file a user
+    keeps or a conflict."""
+    return not (plan.kept or plan.conflicts or not written and plan.changed)
 
 
 def _in_shard(loaded: Loaded, shard: tuple[int, int] | None):
@@ -362,17 +381,19 @@ def _in_shard(loaded: Loaded, shard: tuple[int, int] | None):
     return lambda file: fleet.in_shard(names.get(file, Path(file).name), shard)
 
 
-def _record_states(index: fleet.Index, out_dir: Path, built: list[Checked], plans: list[writing.OverlayPlan],
-                   written: bool) -> None:
-    """Remember the files of every overlay that now is what its profile generates, and that leaves no finding."""
+def _as_generated(out_dir: Path, built: list[Checked], plans: list[writing.OverlayPlan],
+                  written: bool) -> list[Checked]:
+    """The built profiles whose overlay (and Application) now is what the profile generates, leaving no finding."""
     by_folder = {plan.folder: plan for plan in plans}
     argocd = by_folder.get(out_dir.parent / ARGOCD_DIR)
+    done = []
     for c in built:
         plan = by_folder[out_dir / c.name]
         app = _application(c.name)
-        pending = not written and (plan.changed or argocd is not None and app in argocd.missing + argocd.stale)
-        if not (pending or plan.kept or plan.conflicts):
-            index.record(c.name, c.key, _built_files(out_dir, c))
+        pending = not written and argocd is not None and app in argocd.missing + argocd.stale
+        if _is_generated(plan, written) and not pending:
+            done.append(c)
+    return done
 
 
 @dataclass
@@ -442,11 +463,11 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
             plain.append(target)
     result = Validated([], manifests=len(roots), overlays=len(overlays),
                        scope=[display(t) for t in targets] + [display(argo / n) for n in roots])
-    store = fleet.Cache(cache)
-    index = fleet.Index(store, Path(DEFAULT_OVERLAYS))
+    index = fleet.Index(fleet.Cache(cache), Path(DEFAULT_OVERLAYS))
+    checks = file_checks(index)
     sources = [Source.read(f) for f in plain]
     # A file the index knows as a profile needs no parse to say so.
-    profiles = [] if kind else [s for s in sources if index.get(s.key(store)) is not None or s.is_profile]
+    profiles = [] if kind else [s for s in sources if checks.lookup(s) is not None or s.is_profile]
     clusters: dict = {}
     if profiles:
         loaded = load_profiles(profiles, Path(DEFAULT_OVERLAYS), index)
@@ -467,8 +488,7 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
     for source in sources:
         if id(source) in chosen:
             continue
-        key = source.key(store, *options)
-        entry = index.get(key)
+        entry = checks.lookup(source, *options)
         if entry is None:
             if schemas is None:
                 from gengpu.checking.objects import Schemas
@@ -476,7 +496,7 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
                 schemas = Schemas(kubernetes_version or (ctx.profile.kubernetes_version if ctx else None))
             notes: list[str] = []
             entry = {"findings": [asdict(f) for f in documents.check_file(source, ctx, kind, schemas, notes)], "notes": notes}
-            index.put(key, entry)
+            checks.keep(source, entry, *options)
         findings += [Finding(**f) for f in entry["findings"]]
         result.recognition += entry["notes"]
     index.save(prune=not paths)
@@ -492,19 +512,16 @@ def _check_overlays(overlays: list[Path], kubernetes_version, ctx, clusters: dic
         return []
     from gengpu.rendering import tools
 
-    store = fleet.Cache(cache)
-    keys, todo, findings = {}, [], []
-    binaries = tools.identity("kustomize", "celcheck", *(["kubeconform"] if engine == "kubeconform" else []))
+    checks = overlay_checks(fleet.Cache(cache))
+    todo, findings = [], []
+    options = (kubernetes_version or "", engine, _context_key(ctx),
+               tools.identity("kustomize", "celcheck", *(["kubeconform"] if engine == "kubeconform" else [])))
     for overlay in overlays:
-        main = overlay.parent.parent if overlay.parent.name == "verify" else overlay
-        source = documents.overlay_profile(main)
-        keys[overlay] = store.key("overlay", str(overlay), fleet.folder_bytes(main), fleet.file_bytes(source),
-                                  kubernetes_version or "", engine, binaries, _context_key(ctx))
-        hit = store.get(keys[overlay])
+        hit = checks.lookup(overlay, *options)
         if hit is None:
             todo.append(overlay)
         else:
-            findings += hit
+            findings += [Finding(**f) for f in hit]
 
     def context(overlay: Path):
         if ctx is not None:
@@ -526,9 +543,22 @@ def _check_overlays(overlays: list[Path], kubernetes_version, ctx, clusters: dic
     results = fleet.parallel_map(check, todo, jobs if jobs is not None else fleet.default_jobs(), meter)
     meter.close()
     for overlay, found in zip(todo, results):
-        store.put(keys[overlay], found)
+        checks.keep(overlay, [asdict(f) for f in found], *options)
         findings += found
     return findings
+
+
+def _overlay_inputs(overlay: Path, kubernetes_version: str, engine: str, context: bytes, binaries: str) -> tuple:
+    """What checking an overlay depends on: every file of it (a verify/ overlay: of its cluster's), its profile's
+    bytes, the Kubernetes version, the engine, the --profile context, and the binaries that render and check it."""
+    main = overlay.parent.parent if overlay.parent.name == "verify" else overlay
+    return (str(overlay), fleet.folder_bytes(main), fleet.file_bytes(documents.overlay_profile(main)),
+            kubernetes_version, engine, binaries, context)
+
+
+def overlay_checks(store: fleet.Cache) -> stages.Kept[Path]:
+    """Rendering and checking an overlay: its findings, one cache file per overlay."""
+    return stages.Kept("overlay", _overlay_inputs, store, ok=fleet.findings_ok)
 
 
 def _context_key(ctx) -> bytes:

@@ -209,10 +209,66 @@ def test_a_state_taken_right_after_a_write_is_trusted_only_with_the_content(tmp_
     (folder / "f.yaml").write_text("one\n")
     index = fleet.Index(fleet.Cache(root=tmp_path / "cache"), tmp_path / "overlays")
     index.record("a", "key", (folder,))
-    state, _, content = index.states["a"]
+    _, state, content = index.states["a"]
     assert content is not None  # just written: racy
     assert index.unchanged("a", "key", (folder,))
     (folder / "f.yaml").write_text("two\n")
     monkeypatch.setattr(fleet, "tree_state", lambda *paths: (state, True))  # the clock did not move
     assert not index.unchanged("a", "key", (folder,))
     assert not index.unchanged("a", "other-key", (folder,))
+
+
+def test_a_racy_state_is_refreshed_once_its_files_are_old_enough(tmp_path, monkeypatch):
+    # As git refreshes its index: a state kept with its content (taken right after a write) is rewritten without it
+    # once the files are older than the clock's tick, so later runs stat the files and read none of them.
+    from gengpu import fleet
+
+    folder = tmp_path / "overlays" / "a"
+    folder.mkdir(parents=True)
+    (folder / "f.yaml").write_text("one\n")
+    index = fleet.Index(fleet.Cache(root=tmp_path / "cache"), tmp_path / "overlays")
+    index.record("a", "key", (folder,))
+    _, state, content = index.states["a"]
+    assert content is not None
+    index.dirty = False
+    monkeypatch.setattr(fleet, "tree_state", lambda *paths: (state, False))  # the files are old enough now
+    read = []
+    monkeypatch.setattr(fleet, "tree_content", lambda *paths: read.append(paths) or content)
+    assert index.unchanged("a", "key", (folder,))
+    assert index.states["a"] == ["key", state, None] and index.dirty
+    assert index.unchanged("a", "key", (folder,))
+    assert len(read) == 1  # the second look trusted the state alone
+
+
+def test_each_stage_keys_its_result_by_every_input_it_declares(repo, run, monkeypatch):
+    """The stages own their keys (gengpu/stages.py): changing any one input of an overlay's check, or of a file's
+    check, gives another key; the same inputs give the same key."""
+    from pathlib import Path
+
+    from gengpu import fleet, pipeline
+
+    monkeypatch.chdir(repo)
+    assert run("build").exit_code == 0
+    store = fleet.Cache(root=repo / ".cache" / "gengpu")
+    checks = pipeline.overlay_checks(store)
+    overlay = Path("overlays/eks-l4-mps")
+    options = ("1.33", "gengpu", b"", "kustomize v5")
+    first = checks.key(overlay, *options)
+    assert checks.key(overlay, *options) == first
+    others = {checks.key(overlay, "1.34", *options[1:]), checks.key(overlay, options[0], "kubeconform", *options[2:]),
+              checks.key(overlay, *options[:2], b"context", options[3]), checks.key(overlay, *options[:3], "v5.1"),
+              checks.key(Path("overlays/eks-h100-mig"), *options)}
+    profile = repo / "profiles" / "eks-l4-mps.yaml"
+    profile.write_text(profile.read_text() + "# a comment\n")  # the profile's bytes
+    others.add(checks.key(overlay, *options))
+    (repo / "overlays" / "eks-l4-mps" / "local-note.txt").write_text("x\n")  # any file of the overlay
+    others.add(checks.key(overlay, *options))
+    assert first not in others and len(others) == 7
+
+    files = pipeline.file_checks(fleet.Index(store, Path("overlays")))
+    source = pipeline.Source.read(profile)
+    (repo / "elsewhere").mkdir()
+    copy = repo / "elsewhere" / "eks-l4-mps.yaml"
+    copy.write_bytes(profile.read_bytes())  # the same bytes in another place (outside profiles/)
+    keys = {files.key(source), files.key(source, "check"), files.key(pipeline.Source.read(copy))}
+    assert len(keys) == 3  # the options and the file's place are inputs

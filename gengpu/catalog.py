@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from importlib import resources
+from gengpu.schemas_dir import data_path
 
 import yaml
 
@@ -17,7 +17,7 @@ def data_file(name: str) -> dict:
 
     from gengpu import fleet
 
-    raw = resources.files("gengpu.data").joinpath(name).read_bytes()
+    raw = (data_path() / name).read_bytes()
     store = fleet.Cache()
     key = store.key("data", name, hashlib.sha256(raw).hexdigest())
     cached = store.get_json(key)

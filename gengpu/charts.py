@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from importlib import resources
+from gengpu.schemas_dir import data_path
 
 import yaml
 
@@ -83,7 +83,7 @@ def _index(version: str, text: str) -> Chart:
 @functools.cache
 def _vendored(name: str) -> list[tuple[str, str]]:
     """(tag, file) of every vendored version of a chart, oldest first."""
-    sources = yaml.load(resources.files("gengpu.data").joinpath("charts", "SOURCES.yaml").read_text(encoding="utf-8"),
+    sources = yaml.load((data_path() / "charts" / "SOURCES.yaml").read_text(encoding="utf-8"),
                         Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["files"]
     found = [(e["tag"], e["file"]) for e in sources if e["file"].startswith(f"{name}-v")]
     return sorted(found, key=lambda tv: catalog.version_tuple(tv[0]))
@@ -91,7 +91,7 @@ def _vendored(name: str) -> list[tuple[str, str]]:
 
 @functools.cache
 def _chart(tag: str, file: str) -> Chart:
-    return _index(tag, resources.files("gengpu.data").joinpath("charts", file).read_text(encoding="utf-8"))
+    return _index(tag, (data_path() / "charts" / file).read_text(encoding="utf-8"))
 
 
 def versions(name: str) -> list[Chart]:

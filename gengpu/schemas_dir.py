@@ -1,16 +1,29 @@
-"""Where the committed JSON Schemas live (the repo's schemas/ folder, shipped as gengpu.schemas)."""
+"""Where gengpu's files live: the committed JSON Schemas (the repo's schemas/ folder, shipped as gengpu.schemas)
+and the data tables (gengpu.data)."""
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
-from importlib import resources
 from pathlib import Path
 
 
 @functools.cache
+def package_dir(package: str) -> Path:
+    """A package's folder on disk, installed or editable. Not importlib.resources: its import (tempfile, zipfile)
+    costs a pre-commit run 6 ms, and gengpu runs binaries on these files, so they are always real files."""
+    spec = importlib.util.find_spec(package)
+    assert spec is not None and spec.submodule_search_locations, package
+    return Path(list(spec.submodule_search_locations)[0])
+
+
 def schemas_path() -> Path:
-    return Path(str(resources.files("gengpu.schemas")))
+    return package_dir("gengpu.schemas")
+
+
+def data_path() -> Path:
+    return package_dir("gengpu.data")
 
 
 @functools.cache

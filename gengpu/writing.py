@@ -18,7 +18,6 @@ journal's work. There is no moment at which an overlay folder is missing.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import hashlib
 import json
 import os
@@ -200,6 +199,8 @@ def plan_orphan(root: Path, name: str) -> OverlayPlan:
 
 
 def diff(plan: OverlayPlan, display_root: str) -> str:
+    import difflib  # only when a diff is shown
+
     chunks = []
     for rel in sorted(plan.missing + plan.stale + plan.extra):
         old = (_read(plan.folder / rel) or "") if rel not in plan.missing else ""

@@ -6,7 +6,7 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass
-from importlib import resources
+from gengpu.schemas_dir import data_path
 from pathlib import Path
 
 from gengpu.findings import UsageError
@@ -18,7 +18,7 @@ ENV = {"kustomize": "GENGPU_KUSTOMIZE", "kubeconform": "GENGPU_KUBECONFORM", "pr
 def pinned() -> dict[str, tuple[str, str, str | None]]:
     """name -> (Go package, version, module folder or None), from gengpu/data/tools.txt."""
     out = {}
-    text = resources.files("gengpu.data").joinpath("tools.txt").read_text(encoding="utf-8")
+    text = (data_path() / "tools.txt").read_text(encoding="utf-8")
     for line in text.splitlines():
         if line.strip() and not line.startswith("#"):
             name, package, version, *folder = line.split()

@@ -170,12 +170,12 @@ def load_profiles(files: list[Path | Source], out_dir: Path, index: fleet.Index 
     for source in files:
         source = source if isinstance(source, Source) else Source.read(source)
         key = checks.key(source) if checks else ""
-        entry = checks.lookup(source) if checks else None
+        entry = checks.get(key) if checks else None
         profile = None
         if entry is None:
             entry, profile = _check_profile_file(source, out_dir)
             if checks:
-                checks.keep(source, entry)
+                checks.put(key, entry)
         result.findings += [Finding(**f) for f in entry["findings"]]
         name = entry["name"]
         if name is None:
@@ -467,7 +467,7 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
     checks = file_checks(index)
     sources = [Source.read(f) for f in plain]
     # A file the index knows as a profile needs no parse to say so.
-    profiles = [] if kind else [s for s in sources if checks.lookup(s) is not None or s.is_profile]
+    profiles = [] if kind else [s for s in sources if checks.get(checks.key(s)) is not None or s.is_profile]
     clusters: dict = {}
     if profiles:
         loaded = load_profiles(profiles, Path(DEFAULT_OVERLAYS), index)
@@ -488,7 +488,8 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
     for source in sources:
         if id(source) in chosen:
             continue
-        entry = checks.lookup(source, *options)
+        key = checks.key(source, *options)
+        entry = checks.get(key)
         if entry is None:
             if schemas is None:
                 from gengpu.checking.objects import Schemas
@@ -496,7 +497,7 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
                 schemas = Schemas(kubernetes_version or (ctx.profile.kubernetes_version if ctx else None))
             notes: list[str] = []
             entry = {"findings": [asdict(f) for f in documents.check_file(source, ctx, kind, schemas, notes)], "notes": notes}
-            checks.keep(source, entry, *options)
+            checks.put(key, entry)
         findings += [Finding(**f) for f in entry["findings"]]
         result.recognition += entry["notes"]
     index.save(prune=not paths)
@@ -513,11 +514,12 @@ def _check_overlays(overlays: list[Path], kubernetes_version, ctx, clusters: dic
     from gengpu.rendering import tools
 
     checks = overlay_checks(fleet.Cache(cache))
-    todo, findings = [], []
+    keys, todo, findings = {}, [], []
     options = (kubernetes_version or "", engine, _context_key(ctx),
                tools.identity("kustomize", "celcheck", *(["kubeconform"] if engine == "kubeconform" else [])))
     for overlay in overlays:
-        hit = checks.lookup(overlay, *options)
+        keys[overlay] = checks.key(overlay, *options)
+        hit = checks.get(keys[overlay])
         if hit is None:
             todo.append(overlay)
         else:
@@ -543,7 +545,7 @@ def _check_overlays(overlays: list[Path], kubernetes_version, ctx, clusters: dic
     results = fleet.parallel_map(check, todo, jobs if jobs is not None else fleet.default_jobs(), meter)
     meter.close()
     for overlay, found in zip(todo, results):
-        checks.keep(overlay, [asdict(f) for f in found], *options)
+        checks.put(keys[overlay], [asdict(f) for f in found])
         findings += found
     return findings
 

@@ -32,32 +32,23 @@ class Kept(Generic[T]):
 
     def __init__(self, kind: str, inputs: Callable[..., tuple], where: fleet.Index | fleet.Cache,
                  ok: Callable[[Any], bool] = lambda value: value is not None):
-        self.kind, self.inputs, self.where, self.ok = kind, inputs, where, ok
+        self.kind, self.inputs, self.ok = kind, inputs, ok
         self.store = where.store if isinstance(where, fleet.Index) else where
+        # an Index keeps entries in its one file; a Cache keeps one file per value
+        self._get, self._put = (where.get, where.put) if isinstance(where, fleet.Index) else \
+            (where.get_json, where.put_json)
 
     def key(self, item: T, *options) -> str:
+        """The key of item's result: computed once per item (an overlay's inputs are every byte of it)."""
         return self.store.key(self.kind, *self.inputs(item, *options))
 
-    def lookup(self, item: T, *options):
+    def get(self, key: str):
         """The kept value, or None when the stage has to run."""
-        key = self.key(item, *options)
-        value = self.where.get(key) if isinstance(self.where, fleet.Index) else self.where.get_json(key)
+        value = self._get(key)
         return value if value is not None and self.ok(value) else None
 
-    def keep(self, item: T, value, *options) -> None:
-        key = self.key(item, *options)
-        if isinstance(self.where, fleet.Index):
-            self.where.put(key, value)
-        else:
-            self.where.put_json(key, value)
-
-    def __call__(self, item: T, run: Callable[[T], Any], *options):
-        """The stage's result for item: kept, or run and kept."""
-        value = self.lookup(item, *options)
-        if value is None:
-            value = run(item)
-            self.keep(item, value, *options)
-        return value
+    def put(self, key: str, value) -> None:
+        self._put(key, value)
 
 
 class Made(Generic[T]):

@@ -199,9 +199,8 @@ def test_validate_of_a_profile_the_build_checked_reads_it_from_the_cache(repo, r
     assert result.stderr == "gengpu: checked 2 profile(s): no findings.\n"
 
 
-def test_a_state_taken_right_after_a_write_is_trusted_only_with_the_content(tmp_path, monkeypatch):
-    # A coarse file clock can leave times and size as they were after an edit within the same tick; the state
-    # of files changed that recently keeps their content too, and a mismatch there means changed.
+def _recorded_just_now(tmp_path):
+    """An index that recorded overlay a right after its one file was written."""
     from gengpu import fleet
 
     folder = tmp_path / "overlays" / "a"
@@ -209,6 +208,15 @@ def test_a_state_taken_right_after_a_write_is_trusted_only_with_the_content(tmp_
     (folder / "f.yaml").write_text("one\n")
     index = fleet.Index(fleet.Cache(root=tmp_path / "cache"), tmp_path / "overlays")
     index.record("a", "key", (folder,))
+    return index, folder
+
+
+def test_a_state_taken_right_after_a_write_is_trusted_only_with_the_content(tmp_path, monkeypatch):
+    # A coarse file clock can leave times and size as they were after an edit within the same tick; the state
+    # of files changed that recently keeps their content too, and a mismatch there means changed.
+    from gengpu import fleet
+
+    index, folder = _recorded_just_now(tmp_path)
     _, state, content = index.states["a"]
     assert content is not None  # just written: racy
     assert index.unchanged("a", "key", (folder,))
@@ -223,11 +231,7 @@ def test_a_racy_state_is_refreshed_once_its_files_are_old_enough(tmp_path, monke
     # once the files are older than the clock's tick, so later runs stat the files and read none of them.
     from gengpu import fleet
 
-    folder = tmp_path / "overlays" / "a"
-    folder.mkdir(parents=True)
-    (folder / "f.yaml").write_text("one\n")
-    index = fleet.Index(fleet.Cache(root=tmp_path / "cache"), tmp_path / "overlays")
-    index.record("a", "key", (folder,))
+    index, folder = _recorded_just_now(tmp_path)
     _, state, content = index.states["a"]
     assert content is not None
     index.dirty = False

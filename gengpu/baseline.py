@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -92,7 +91,7 @@ def load(path: str) -> Baseline:
 
 def write(path: str, findings: list[Finding]) -> None:
     """Whole or not at all (a temporary file beside it, fsync, rename)."""
-    from gengpu.writing import TMP_SUFFIX
+    from gengpu import filewrites
 
     target = Path(path)
     if target.is_symlink() or (target.exists() and not target.is_file()):
@@ -102,16 +101,7 @@ def write(path: str, findings: list[Finding]) -> None:
             load(path)
         except UsageError:
             raise UsageError(f"{path} exists and is not a gengpu baseline; give another path") from None
-    tmp = target.parent / f".{target.name}.{os.getpid()}{TMP_SUFFIX}"
-    try:
-        with open(tmp, "x", encoding="utf-8") as out:
-            out.write(render(findings))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+    filewrites.write_whole(target, render(findings), 0o644)
 
 
 def in_scope(file: str, scope: list[str]) -> bool:

@@ -104,11 +104,12 @@ def _text(item) -> list[str]:
 
 def _plans(tree: Path, overlays_dir: str) -> dict[str, list]:
     """cluster -> its pools' cost and quota plans, from the profiles of one side (those that load cleanly)."""
-    from gengpu import pipeline, planning
+    from gengpu import planning
+    from gengpu.pipeline.profiles import DEFAULT_PROFILES, load_profiles
 
-    folder = tree / pipeline.DEFAULT_PROFILES
+    folder = tree / DEFAULT_PROFILES
     files = sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]) if folder.is_dir() else []
-    loaded = pipeline.load_profiles(files, tree / overlays_dir)
+    loaded = load_profiles(files, tree / overlays_dir)
     return {c.name: planning.plan_profile(c.profile) for c in loaded.profiles if c.profile is not None}
 
 
@@ -163,7 +164,7 @@ def compare(base: str, overlays_dir: str = "overlays") -> tuple[dict[str, dict],
     """(what changes per cluster, the change in GPUs, maximum monthly spend and quota at the pools' limits, what the
     change disrupts per cluster), base to working tree; the base's overlays, Applications and profiles come from
     one `git archive`."""
-    from gengpu.pipeline import DEFAULT_PROFILES
+    from gengpu.pipeline.profiles import DEFAULT_PROFILES
     from gengpu.reporting import plan as plan_report
 
     root = _root(base)

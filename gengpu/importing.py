@@ -78,6 +78,16 @@ class _Reader:
         return value
 
 
+def karpenter_provisioner_text(path: str) -> str:
+    """The profile part as YAML, headed by where it came from and what was not imported, as comments."""
+    from gengpu.compiling.yamltext import dump
+
+    result, notes = karpenter_provisioner(path)
+    head = [f"# Imported by gengpu from {path} (karpenter.sh/v1alpha5 Provisioner)."]
+    head += [f"# not imported: {n}" for n in notes]
+    return "\n".join(head) + "\n" + dump(result)
+
+
 def karpenter_provisioner(path: str) -> tuple[dict, list[str]]:
     """({'zones': [...], 'nodePools': [pool]}, notes about what was not imported)."""
     docs, findings = load_file(Path(path), path)

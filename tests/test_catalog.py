@@ -90,7 +90,7 @@ def test_the_catalog_knows_every_gpu_and_profile_of_nvidias_default_mig_configs(
     import yaml
 
     from gengpu import mig
-    from gengpu.checking.subjects import dig
+    from gengpu.checking.podspecs import dig
 
     corpus = Path(__file__).resolve().parent / "corpus" / "nvidia"
     default = yaml.safe_load((corpus / "mig-parted-config-default.yaml").read_text())

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gengpu import pipeline
+from gengpu.pipeline import validate as pipeline
 from gengpu.checking.subjects import classify
 from gengpu.checking.targets import DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG
 from gengpu.loading import load_file

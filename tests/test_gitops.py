@@ -90,7 +90,7 @@ def test_init_then_the_scaffolds_own_hooks_pass(tmp_path, run, pre_commit_home, 
 
 
 def test_init_asks_in_a_terminal(tmp_path, run, monkeypatch):
-    monkeypatch.setattr("gengpu.cli._stdin_is_terminal", lambda: True)
+    monkeypatch.setattr("gengpu.cli.repository._stdin_is_terminal", lambda: True)
     from click.testing import CliRunner
 
     from gengpu.cli import main
@@ -113,7 +113,7 @@ def test_init_asks_in_a_terminal(tmp_path, run, monkeypatch):
 
 
 def test_init_asks_for_a_mig_layout(tmp_path, monkeypatch):
-    monkeypatch.setattr("gengpu.cli._stdin_is_terminal", lambda: True)
+    monkeypatch.setattr("gengpu.cli.repository._stdin_is_terminal", lambda: True)
     from click.testing import CliRunner
 
     from gengpu.cli import main

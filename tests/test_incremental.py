@@ -249,12 +249,13 @@ def test_each_stage_keys_its_result_by_every_input_it_declares(repo, run, monkey
     check, gives another key; the same inputs give the same key."""
     from pathlib import Path
 
-    from gengpu import fleet, pipeline
+    from gengpu import fleet
+    from gengpu.pipeline import profiles, validate
 
     monkeypatch.chdir(repo)
     assert run("build").exit_code == 0
     store = fleet.Cache(root=repo / ".cache" / "gengpu")
-    checks = pipeline.overlay_checks(store)
+    checks = validate.overlay_checks(store)
     overlay = Path("overlays/eks-l4-mps")
     options = ("1.33", "gengpu", b"", "kustomize v5")
     first = checks.key(overlay, *options)
@@ -269,10 +270,10 @@ def test_each_stage_keys_its_result_by_every_input_it_declares(repo, run, monkey
     others.add(checks.key(overlay, *options))
     assert first not in others and len(others) == 7
 
-    files = pipeline.file_checks(fleet.Index(store, Path("overlays")))
-    source = pipeline.Source.read(profile)
+    files = profiles.file_checks(fleet.Index(store, Path("overlays")))
+    source = profiles.Source.read(profile)
     (repo / "elsewhere").mkdir()
     copy = repo / "elsewhere" / "eks-l4-mps.yaml"
     copy.write_bytes(profile.read_bytes())  # the same bytes in another place (outside profiles/)
-    keys = {files.key(source), files.key(source, "check"), files.key(pipeline.Source.read(copy))}
+    keys = {files.key(source), files.key(source, "check"), files.key(profiles.Source.read(copy))}
     assert len(keys) == 3  # the options and the file's place are inputs

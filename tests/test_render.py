@@ -131,7 +131,7 @@ def test_missing_binary_is_a_clear_usage_error(repo, run, monkeypatch, tool, tmp
 def test_missing_binary_on_an_empty_path(repo, run, monkeypatch, tmp_path):
     monkeypatch.delenv("GENGPU_KUBECONFORM")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    monkeypatch.setattr("gengpu.rendering.tools._bin_dirs", lambda: [tmp_path / "bin"])
+    monkeypatch.setattr("gengpu.binaries._bin_dirs", lambda: [tmp_path / "bin"])
     result = run("validate", "overlays/eks-l4-mps", "--engine", "kubeconform")
     assert result.exit_code == 2
     assert result.output == (
@@ -142,7 +142,7 @@ def test_missing_binary_on_an_empty_path(repo, run, monkeypatch, tmp_path):
 
 def test_a_pip_installed_gengpu_names_go_install_and_kubectl(monkeypatch, tmp_path):
     """Without a source checkout there is no scripts/install-tools to run: the hint names what works anywhere."""
-    from gengpu.rendering import tools
+    from gengpu import binaries as tools
 
     monkeypatch.setattr(tools, "__file__", str(tmp_path / "site-packages" / "gengpu" / "rendering" / "tools.py"))
     assert tools._install_hint("kustomize") == (
@@ -182,7 +182,8 @@ def test_kubectls_kustomize_is_called_as_kubectl_calls_it(tmp_path, monkeypatch)
     """Without kustomize, gengpu falls back to `kubectl kustomize DIR` (kubectl has no `build` verb and refuses one:
     "error: specify one path to kustomization.yaml"). kubectl is not installed here: a stand-in with kubectl's
     argument rules runs the real kustomize."""
-    from gengpu.rendering import render, tools
+    from gengpu import binaries as tools
+    from gengpu.rendering import render
 
     shim = tmp_path / "path" / "kubectl"
     shim.parent.mkdir()

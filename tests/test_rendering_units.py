@@ -8,7 +8,8 @@ import pytest
 
 from gengpu.headers import header
 from gengpu.loading.source import load_documents
-from gengpu.rendering import inprocess, render, tools
+from gengpu import binaries as tools
+from gengpu.rendering import inprocess, render
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -124,7 +125,7 @@ def test_a_results_identity_names_each_binary_by_path_size_and_time(monkeypatch,
     """The cache key of a validated overlay: a binary that changes (or goes) invalidates what it found."""
     from pathlib import Path
 
-    real = Path(tools.__file__).resolve().parents[2] / "bin" / "kubeconform"
+    real = Path(tools.__file__).resolve().parents[1] / "bin" / "kubeconform"
     st = real.stat()
     monkeypatch.setenv("GENGPU_KUBECONFORM", str(real))
     monkeypatch.setenv("GENGPU_KUSTOMIZE", str(tmp_path / "none"))
@@ -135,7 +136,7 @@ def test_binaries_are_found_in_the_working_folders_bin_before_the_checkouts(monk
     from pathlib import Path
 
     monkeypatch.delenv("GENGPU_KUSTOMIZE", raising=False)
-    checkout = Path(tools.__file__).resolve().parents[2] / "bin" / "kustomize"
+    checkout = Path(tools.__file__).resolve().parents[1] / "bin" / "kustomize"
     monkeypatch.chdir(tmp_path)
     assert tools.find("kustomize").argv == (str(checkout),)  # an editable install's own bin/
     (tmp_path / "bin").mkdir()
@@ -154,7 +155,7 @@ def test_a_tool_is_found_by_its_variable_its_bin_folders_path_or_kubectl_and_kee
     with pytest.raises(UsageError, match="GENGPU_KUSTOMIZE=.* is not an executable file"):
         tools.find("kustomize")
     monkeypatch.delenv("GENGPU_KUSTOMIZE")
-    real = Path(tools.__file__).resolve().parents[2] / "bin" / "kustomize"
+    real = Path(tools.__file__).resolve().parents[1] / "bin" / "kustomize"
     monkeypatch.setenv("GENGPU_KUSTOMIZE", str(real))
     assert tools.find("kustomize") == tools.Tool("kustomize", (str(real),))
     monkeypatch.delenv("GENGPU_KUSTOMIZE")

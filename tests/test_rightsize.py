@@ -85,7 +85,7 @@ def test_a_pool_of_small_pods_on_whole_a100s_gets_mig_and_a_busy_one_is_kept(run
 
 
 def test_a_real_prometheus_gives_the_same_figures_in_one_query_per_pool(run, a100, server):
-    from gengpu import pipeline
+    from gengpu.pipeline import rightsize as pipeline
 
     common = ["gke-a100.yaml", "--snapshot", "snapshot.yaml", "--until", "2025-12-01T00:00:00Z", "--since", "2d",
               "--output", "json"]

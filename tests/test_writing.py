@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gengpu import writing
+from gengpu import filewrites, writing
+from gengpu.reporting import build as build_report
 from gengpu.headers import header
 
 REPO = Path(__file__).resolve().parent.parent
@@ -189,7 +190,8 @@ def test_a_full_disk_is_an_environment_error_and_changes_nothing(repo, run, monk
 # The write protocol, killed at each of its steps by a real SIGKILL in a child process.
 KILLER = """
 import os, signal, sys
-from gengpu import writing
+from gengpu import filewrites, writing
+from gengpu.reporting import build as build_report
 from gengpu.cli import main
 step, at = sys.argv[1], int(sys.argv[2])
 calls = [0]
@@ -303,7 +305,7 @@ def test_the_check_diff_names_new_changed_and_removed_files_as_git_does(tmp_path
     writing.apply([first], tmp_path, tmp_path / ".cache")
     plan = writing.plan_overlay(tmp_path, "c", {"keep.yaml": top + "a: 2\n", "new.yaml": top + "c: 1\n"})
     assert (plan.missing, plan.stale, plan.extra) == (["new.yaml"], ["keep.yaml"], ["old.yaml"])
-    out = writing.diff(plan, "overlays")
+    out = build_report.diff(plan, "overlays")
     assert out.startswith("--- a/overlays/c/keep.yaml\n+++ b/overlays/c/keep.yaml\n")
     assert "--- /dev/null\n+++ b/overlays/c/new.yaml\n@@ -0,0 +1," in out
     assert "--- a/overlays/c/old.yaml\n+++ /dev/null\n@@ -1," in out and "-b: 1\n" in out
@@ -669,7 +671,7 @@ def test_a_second_build_waits_for_the_first_then_names_it(repo, run, monkeypatch
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(lock)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline() == "held\n"
-        monkeypatch.setattr(writing, "LOCK_WAIT", 0.3)
+        monkeypatch.setattr(filewrites, "LOCK_WAIT", 0.3)
         (repo / "profiles" / "eks-l4-mps.yaml").write_text(
             (repo / "profiles" / "eks-l4-mps.yaml").read_text().replace("replicas: 4", "replicas: 6"))
         before = (repo / "overlays" / "eks-l4-mps" / "device-plugin-config.yaml").read_text()

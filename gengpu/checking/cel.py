@@ -38,7 +38,7 @@ class _Checker:
     """A celcheck process of this process (a forked child starts its own)."""
 
     def __init__(self):
-        from gengpu.rendering import tools
+        from gengpu import binaries as tools
 
         self.pid = os.getpid()
         self.tool = tools.find("celcheck")  # raises UsageError when it is not installed

@@ -2,7 +2,7 @@
 beside an overlay (the GKE auto-provisioning file, node pool scripts); a file nothing recognised; and the
 cluster an overlay's workloads are checked against, from the profile its header names.
 
-The pipeline calls these; they decide, it orchestrates.
+The pipeline calls these; they decide, it orchestrates (it renders an overlay, then hands its files here).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from pathlib import Path
 from gengpu import overlay_files, writing
 from gengpu.findings import Finding, display
 from gengpu.headers import HEADER_MARK
-from gengpu.rendering.folders import Files
 
 
 def recognition(subjects, docs) -> list[str]:
@@ -160,16 +159,10 @@ def cluster_of(profile_path: Path | None):
     return Cluster.of(build_profile(docs[0].data, display(profile_path)))
 
 
-def check_overlay(overlay: Path, kubernetes_version: str | None, ctx, engine: str = "gengpu",
-                  files=None, schemas: dict | None = None) -> list[Finding]:
-    """Render and schema-check the overlay, check the files beside it, and run the rules over its files."""
-    from gengpu.checking.rules import RULES
-    from gengpu.rendering import render
-
-    files = files or Files()
-    shown = display(overlay)
-    findings = render.check_overlay(overlay, shown, kubernetes_version, RULES, engine, files, schemas)
-    findings += side_files(overlay, files)
+def check_overlay_files(overlay: Path, ctx, files) -> list[Finding]:
+    """The files of an overlay as they are written (its rendering is checked by gengpu/rendering): the files beside
+    it, then the rules over its documents."""
+    findings = side_files(overlay, files)
     docs = []
     for path in sorted(overlay.rglob("*.y*ml")):
         rel = path.relative_to(overlay).parts

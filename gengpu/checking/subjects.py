@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from gengpu import catalog
 from gengpu.checking import targets as T
 from gengpu.findings import Finding
+from gengpu.checking.podspecs import (containers, containers_of, dig, expand, find_pod_specs,
+                                      fraction_annotations, mentions_gpu, uses_gpu)
 from gengpu.loading import Document, load_embedded
 
 SUPPRESS_PREFIX = "gengpu.dev/suppress."
-# Extended resources that mean GPUs: NVIDIA's, the removed alpha one, other vendors', and any name with "gpu".
-GPU_RESOURCE = re.compile(r"^(nvidia\.com/|alpha\.kubernetes\.io/nvidia-gpu$|nos\.nebuly\.ai/|[^/]+/.*gpu)")
 
 
 @dataclass
@@ -121,49 +121,6 @@ def config_kind(data) -> str | None:
     return kind if kind in (T.DEVICE_PLUGIN_CONFIG, T.MIG_PARTED_CONFIG, T.GPU_CLIENTS, T.MIG_PARTED_HOOKS) else None
 
 
-def dig(data, *path):
-    """The value at path in plain data, or None where a step is missing or not a mapping."""
-    for part in path:
-        data = data.get(part) if isinstance(data, dict) else None
-    return data
-
-
-def expand(data, pattern: str):
-    """(path, value) for a table path: dotted keys, `[]` for every list item, `*` for every map value."""
-    found = [((), data)]
-    for part in re.findall(r"[^.\[\]]+|\[\]", pattern):
-        step = []
-        for path, node in found:
-            if part == "[]":
-                step += [(path + (i,), v) for i, v in enumerate(node)] if isinstance(node, list) else []
-            elif part == "*":
-                step += [(path + (k,), v) for k, v in node.items()] if isinstance(node, dict) else []
-            elif isinstance(node, dict) and part in node:
-                step.append((path + (part,), node[part]))
-        found = step
-    return [(p, v) for p, v in found if isinstance(v, dict)]
-
-
-def _looks_like_pod_spec(node) -> bool:
-    return isinstance(node, dict) and isinstance(node.get("containers"), list) and any(
-        isinstance(c, dict) for c in node["containers"])
-
-
-def find_pod_specs(data, limit: int = 12) -> list[tuple[tuple, dict]]:
-    """Every mapping with a list of containers, in document order: pod specs of kinds gengpu does not know."""
-    out, stack = [], [((), data)]
-    while stack:
-        path, node = stack.pop()
-        if _looks_like_pod_spec(node):
-            out.append((path, node))
-            continue
-        if len(path) >= limit:
-            continue
-        children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-        stack.extend(reversed([(path + (k,), v) for k, v in children if isinstance(v, (dict, list))]))
-    return out
-
-
 def pod_specs(obj: dict) -> list[tuple[tuple, dict]]:
     """The pod specs of an object: where the table says its kind keeps them, or wherever they are."""
     known = entry(obj) if isinstance(obj, dict) else None
@@ -174,7 +131,7 @@ def pod_specs(obj: dict) -> list[tuple[tuple, dict]]:
     return find_pod_specs(obj)  # a kind gengpu does not know, or another version of one it does
 
 
-def loose_containers(obj: dict) -> list[tuple[tuple, dict]]:
+def loosecontainers(obj: dict) -> list[tuple[tuple, dict]]:
     """Containers a kind keeps outside pod specs (the table's `containers`): mappings there with resources."""
     known = entry(obj) if isinstance(obj, dict) else None
     found = [(p, v) for pattern in (known or {}).get("containers", []) for p, v in expand(obj, pattern)]
@@ -191,39 +148,6 @@ def components(obj: dict) -> list[str]:
                 if re.search(known["pattern"], image) and known["component"] not in out:
                     out.append(known["component"])
     return out
-
-
-def containers_of(spec: dict) -> list[tuple[tuple, dict]]:
-    """(relative path, container) of a pod spec's init and regular containers."""
-    out = []
-    for group in ("initContainers", "containers"):
-        items = spec.get(group)
-        for i, c in enumerate(items if isinstance(items, list) else []):
-            if isinstance(c, dict):
-                out.append(((group, i), c))
-    return out
-
-
-def _requests_gpu(container: dict) -> bool:
-    res = container.get("resources")
-    if isinstance(res, dict):
-        for section in ("limits", "requests"):
-            if isinstance(res.get(section), dict) and any(GPU_RESOURCE.match(str(k)) for k in res[section]):
-                return True
-        if res.get("claims"):
-            return True  # Dynamic Resource Allocation
-    env = container.get("env")
-    return isinstance(env, list) and any(isinstance(e, dict) and e.get("name") == "NVIDIA_VISIBLE_DEVICES" for e in env)
-
-
-def uses_gpu(specs) -> bool:
-    for _, spec in specs:
-        if any(_requests_gpu(c) for _, c in containers_of(spec)):
-            return True
-        if spec.get("resourceClaims") or (isinstance(spec.get("nodeSelector"), dict) and any(
-                "gpu" in str(k) or "accelerator" in str(k) for k in spec["nodeSelector"])):
-            return True
-    return False
 
 
 def _malformed(doc: Document, path: tuple, message: str, fix: str) -> Finding:
@@ -405,31 +329,31 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
     if target == "kustomization":
         more, findings = _kustomization(doc, data)
         return subjects + more, findings
-    if target == T.QUOTA and not _mentions_gpu(data.get("spec")):
+    if target == T.QUOTA and not mentions_gpu(data.get("spec")):
         target = None  # a quota that counts no GPUs
     if target and target not in ("none", "configmap", "kustomization", T.WORKLOAD):
         subjects.append(Subject(target, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                 why=subjects[0].why))
     if target in (T.WORKLOAD, None):
         specs = pod_specs(data)
-        loose = loose_containers(data)
+        loose = loosecontainers(data)
         if (specs or loose) and (uses_gpu(specs) or uses_gpu([((), {"containers": [c for _, c in loose]})])
-                                 or _fraction_annotations(data)):
+                                 or fraction_annotations(data)):
             where = ", ".join(".".join(map(str, p)) or "(top)" for p, _ in specs + loose)
             how = "where gengpu's table says" if found and (found.get("pods") or found.get("containers")) \
                 else "found by shape"
             subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
-                                    pods=specs, containers=_containers(specs) + loose,
+                                    pods=specs, containers=containers(specs) + loose,
                                     why=f"pod specs at {where} ({how}) ask for GPUs"))
         elif operator_gpus(data):
             where = ", ".join(".".join(map(str, p)) for p in operator_gpus(data))
             subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
-                                    pods=specs, containers=_containers(specs),
+                                    pods=specs, containers=containers(specs),
                                     why=f"asks for GPUs in the operator's own resource blocks at {where} "
                                         "(gengpu's table)"))
         elif specs and components(data):
             subjects.append(Subject(T.GPU_STACK, doc, data, label, namespace=namespace, suppressed=suppressions(data),
-                                    pods=specs, containers=_containers(specs),
+                                    pods=specs, containers=containers(specs),
                                     why=f"runs {', '.join(components(data))} (by image)"))
     return subjects, []
 
@@ -442,46 +366,11 @@ def operator_gpus(obj: dict) -> list[tuple]:
             if v.get("gpu") not in (None, 0, "0", "")]
 
 
-def _mentions_gpu(node, depth: int = 0) -> bool:
-    """A GPU resource name anywhere in a quota's spec (hard, min, max, resources ...)."""
-    if depth > 8:
-        return False
-    if isinstance(node, dict):
-        # keys (ResourceQuota hard, ElasticQuota min/max) or a resource's name (Kueue's flavors[].resources[].name)
-        return any(GPU_RESOURCE.match(str(k).removeprefix("requests.").removeprefix("limits.")) or str(k) == "gpu"
-                   or (k == "name" and isinstance(v, str) and GPU_RESOURCE.match(v))
-                   or _mentions_gpu(v, depth + 1) for k, v in node.items())
-    return isinstance(node, list) and any(_mentions_gpu(v, depth + 1) for v in node)
-
-
-# Pod annotations by which a scheduler hands out parts of GPUs (NVIDIA KAI Scheduler, Run:ai).
-_FRACTION_ANNOTATIONS = ("gpu-fraction", "gpu-memory")
-
-
-def _fraction_annotations(data) -> bool:
-    stack = [(0, data)]
-    while stack:
-        depth, node = stack.pop()
-        if isinstance(node, dict):
-            annotations = node.get("annotations")
-            if isinstance(annotations, dict) and any(k in annotations for k in _FRACTION_ANNOTATIONS):
-                return True
-            if depth < 10:
-                stack.extend((depth + 1, v) for v in node.values() if isinstance(v, (dict, list)))
-        elif isinstance(node, list) and depth < 10:
-            stack.extend((depth + 1, v) for v in node)
-    return False
-
-
-def _containers(specs) -> list[tuple[tuple, dict]]:
-    return [(path + rel, c) for path, spec in specs for rel, c in containers_of(spec)]
-
-
 def _fragment(doc: Document, data: dict) -> tuple[list[Subject], list[Finding]]:
     """A piece of a manifest (as quoted in docs and issues): containers, or a container's resources."""
     specs = find_pod_specs(data)
     if specs and uses_gpu(specs):
-        return [Subject(T.WORKLOAD, doc, data, "pod spec (a fragment)", pods=specs, containers=_containers(specs),
+        return [Subject(T.WORKLOAD, doc, data, "pod spec (a fragment)", pods=specs, containers=containers(specs),
                         why="a fragment with containers that ask for GPUs")], []
     if isinstance(data.get("resources"), dict) and uses_gpu([((), {"containers": [data]})]):
         return [Subject(T.WORKLOAD, doc, data, "container (a fragment)", containers=[((), data)],

@@ -20,9 +20,10 @@ from gengpu.checking.objects import Schemas, documented, schema_errors, schema_n
 from gengpu.headers import VERSION_ANNOTATION
 from gengpu.findings import Finding
 from gengpu.loading import load_documents
-from gengpu.rendering import inprocess, k8s_schemas, tools
-from gengpu.rendering.folders import Files
-from gengpu.rendering.folders import kustomization_file as _kustomization
+from gengpu import binaries as tools
+from gengpu.rendering import inprocess, k8s_schemas
+from gengpu.loading.folders import Files
+from gengpu.loading.folders import kustomization_file as _kustomization
 from gengpu.rendering.inprocess import Rendered
 from gengpu.schemas_dir import schemas_path
 

@@ -1,6 +1,6 @@
 """Walk the opaque configs NVIDIA's DRA driver reads from ResourceClaims and ResourceClaimTemplates."""
 
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 DRIVER = "gpu.nvidia.com"
 KINDS = ("GpuConfig", "MigDeviceConfig")

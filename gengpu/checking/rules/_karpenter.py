@@ -1,7 +1,7 @@
 """Read Karpenter NodePools: their requirements, and whether they launch GPU instances."""
 
 from gengpu import catalog
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 REQUIREMENTS = ("spec", "template", "spec", "requirements")
 GPU_KEYS = ("karpenter.k8s.aws/instance-gpu-count", "karpenter.k8s.aws/instance-gpu-name",

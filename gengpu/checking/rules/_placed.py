@@ -1,7 +1,7 @@
 """Which pool a workload was placed on (by a gengpu placement component), and what one pod of it asks for."""
 
 from gengpu.checking.rules._pods import gpu_resources, whole
-from gengpu.checking.subjects import containers_of, dig
+from gengpu.checking.podspecs import containers_of, dig
 
 POOL = "gengpu.dev/pool"
 

@@ -13,7 +13,7 @@ def containers(subject):
 
 def gpu_resources(container, section, vendors: bool = True):
     """GPU resources of a container's limits or requests: NVIDIA's (and with vendors, every GPU resource)."""
-    from gengpu.checking.subjects import GPU_RESOURCE
+    from gengpu.checking.podspecs import GPU_RESOURCE
 
     res = container.get("resources") if isinstance(container.get("resources"), dict) else {}
     res = res.get(section) or {}

@@ -1,5 +1,5 @@
 from gengpu.checking.rules.base import DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, OVERLAY, Hit, Rule
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 LABELS = {"nvidia.com/device-plugin.config": DEVICE_PLUGIN_CONFIG, "nvidia.com/mig.config": MIG_PARTED_CONFIG}
 # Where node labels are written: a Node, a Karpenter NodePool's template, an AKS/GKE node pool object.

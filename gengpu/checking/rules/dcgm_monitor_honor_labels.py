@@ -1,5 +1,5 @@
 from gengpu.checking.rules.base import METRICS, Hit, Rule
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 
 def _targets_dcgm_exporter(obj: dict) -> bool:

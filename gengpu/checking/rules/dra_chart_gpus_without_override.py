@@ -1,5 +1,5 @@
 from gengpu.checking.rules.base import HELM_VALUES, Hit, Rule
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 CHART = "nvidia-dra-driver-gpu"
 

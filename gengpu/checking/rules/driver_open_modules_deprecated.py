@@ -1,5 +1,5 @@
 from gengpu.checking.rules.base import CLUSTER_POLICY, NVIDIA_DRIVER, OVERLAY, Hit, Rule
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 PATHS = {CLUSTER_POLICY: ("spec", "driver", "useOpenKernelModules"), NVIDIA_DRIVER: ("spec", "useOpenKernelModules")}
 

@@ -1,6 +1,6 @@
 from gengpu.checking.rules._pods import gpu_resources, pod_tolerations, tolerates
 from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
-from gengpu.checking.subjects import containers_of
+from gengpu.checking.podspecs import containers_of
 
 
 def check(subject, ctx=None):

@@ -1,5 +1,5 @@
 from gengpu.checking.rules.base import HELM_VALUES, Hit, Rule
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 # chart -> (path of the config block, key holding the configs)
 BLOCKS = {"gpu-operator": ((("devicePlugin", "config"), "data"), (("migManager", "config"), "data")),

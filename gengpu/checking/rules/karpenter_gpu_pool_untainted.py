@@ -1,6 +1,6 @@
 from gengpu.checking.rules._karpenter import launches_gpus
 from gengpu.checking.rules.base import KARPENTER_NODEPOOL, Hit, Rule
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 
 def check(subject, ctx=None):

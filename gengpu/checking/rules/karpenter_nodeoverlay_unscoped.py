@@ -1,5 +1,5 @@
 from gengpu.checking.rules.base import KARPENTER_NODEOVERLAY, Hit, Rule
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 
 def check(subject, ctx=None):

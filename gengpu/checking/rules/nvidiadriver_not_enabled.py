@@ -1,5 +1,5 @@
 from gengpu.checking.rules.base import CLUSTER_POLICY, HELM_VALUES, NVIDIA_DRIVER, OVERLAY, Hit, Rule
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 
 def _delegates(subject) -> bool | None:

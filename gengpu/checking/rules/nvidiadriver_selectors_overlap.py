@@ -1,5 +1,5 @@
 from gengpu.checking.rules.base import NVIDIA_DRIVER, OVERLAY, Hit, Rule
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 GPU_NODES = {"nvidia.com/gpu.present": "true"}  # the operator's selector for an NVIDIADriver without one
 OWNER_LABEL = "nvidia.com/gpu-operator.driver.owner"  # the operator routes nodes to drivers with it

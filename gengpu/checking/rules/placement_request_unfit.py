@@ -1,7 +1,7 @@
 from gengpu.checking.rules._placed import placed_pool, pod_requests
 from gengpu.checking.rules._pods import gpu_resources, whole
 from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
-from gengpu.checking.subjects import containers_of
+from gengpu.checking.podspecs import containers_of
 
 
 def check(subject, ctx=None):

@@ -1,7 +1,7 @@
 from gengpu import catalog
 from gengpu.checking.rules._pods import tolerates
 from gengpu.checking.rules.base import OVERLAY, Hit, Rule
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 from gengpu.model import Taint
 
 POOL = "gengpu.dev/pool"

@@ -1,7 +1,7 @@
 import re
 
 from gengpu.checking.rules.base import QUOTA, Hit, Rule
-from gengpu.checking.subjects import GPU_RESOURCE, dig
+from gengpu.checking.podspecs import GPU_RESOURCE, dig
 
 # HAMi enforces ResourceQuota itself on limits.<its resources> ("extended ResourceQuota"): with those beside, the
 # limits. prefix is HAMi's and counts.

@@ -3,7 +3,7 @@ import re
 from gengpu import catalog
 from gengpu.checking.rules._placed import placed_pool
 from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
-from gengpu.checking.subjects import dig
+from gengpu.checking.podspecs import dig
 
 # What a workload says one replica needs of GPU memory: gengpu's own annotation (a Kubernetes quantity), or the
 # KAI Scheduler / Run:ai annotation (MiB).

@@ -1,4 +1,5 @@
-"""Find the pinned kustomize and kubeconform: env var, project bin folder, then PATH."""
+"""The programs gengpu runs (kustomize, kubeconform, celcheck, promtool), found at their pinned versions: env var,
+project bin folder, then PATH. Shared by rendering (kustomize, kubeconform) and checking (celcheck)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass
-from gengpu.schemas_dir import data_path
 from pathlib import Path
 
 from gengpu.findings import UsageError
+from gengpu.schemas_dir import data_path
 
 ENV = {"kustomize": "GENGPU_KUSTOMIZE", "kubeconform": "GENGPU_KUBECONFORM", "promtool": "GENGPU_PROMTOOL",
        "celcheck": "GENGPU_CELCHECK"}
@@ -42,7 +43,7 @@ class Tool:
 
 def _bin_dirs() -> list[Path]:
     dirs = [Path.cwd() / "bin"]
-    checkout = Path(__file__).resolve().parents[2] / "bin"  # an editable install's checkout
+    checkout = Path(__file__).resolve().parents[1] / "bin"  # an editable install's checkout
     if checkout not in dirs:
         dirs.append(checkout)
     return dirs
@@ -52,7 +53,7 @@ def _install_hint(name: str) -> str:
     package, version, folder = pinned()[name]
     how = f"`GOBIN=$PWD/bin go install {package}@{version}`" if folder is None else \
         f"`go build -o bin/{name} {package}` in {folder} of gengpu's source"
-    checkout = Path(__file__).resolve().parents[2] / "scripts" / "install-tools"
+    checkout = Path(__file__).resolve().parents[1] / "scripts" / "install-tools"
     script = f"run {checkout} (builds {name} {version} into ./bin), or " if checkout.is_file() else ""
     kubectl = " (or put kubectl on PATH: gengpu uses its kustomize)" if name == "kustomize" else ""
     return f"{script}{how}{kubectl}, or set {ENV[name]} to the binary"

@@ -1,0 +1,153 @@
+"""gengpu rightsize: dcgm-exporter's figures turned into a profile change per pool, with its saving.
+
+profiles -> metrics source (Prometheus or a recording) -> the cluster's nodes -> the profile and each node's pool
+-> each pool's devices' figures over the window -> sizing -> usage findings; --write applies the proposals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gengpu import filewrites
+from gengpu.findings import Finding, UsageError, display, sort_findings
+from gengpu.loading.reading import read_bytes
+from gengpu.pipeline.profiles import DEFAULT_OVERLAYS, Source, load_profiles, profile_files
+from gengpu.pipeline.state import cluster_profile, load_snapshot
+
+if TYPE_CHECKING:
+    from gengpu.model import Profile
+
+
+@dataclass
+class RightsizeResult:
+    findings: list[Finding]
+    recommendations: list = field(default_factory=list)  # gengpu.sizing.Recommendation, one per pool
+    profile: Profile | None = None
+    source: str = ""
+    queries: int = 0
+    source_client: object = None  # the Prometheus client (queries and bytes answered), None for a recording
+
+
+def rightsize(paths: list[str], snapshot: str | None, context: str | None, prometheus: str | None,
+              metrics: str | None, since: str, until: float | None, min_hours: float,
+              out_dir: Path = Path(DEFAULT_OVERLAYS), progress: bool = True) -> RightsizeResult:
+    """Load the profiles, the cluster's nodes (to put each series in its pool) and dcgm-exporter's figures over the
+    window (PromQL on a server, or a recorded file); size every pool of the cluster's profile and judge it."""
+    from gengpu import sizing
+    from gengpu.checking import usage as usage_rules
+    from gengpu.live import pools
+    from gengpu.metrics import usage
+
+    try:
+        usage.seconds(since)
+    except ValueError:
+        raise UsageError(f"--since {since!r}: give a Prometheus duration such as 24h, 7d or 2w") from None
+    loaded = load_profiles(profile_files(paths), out_dir)
+    findings = [f for f in loaded.findings if f.is_error]
+    profiles = [(c.profile, c.source.docs[0]) for c in loaded.profiles if c.profile is not None]
+    source, shown, at, more = _metrics_source(prometheus, metrics, until)
+    findings += more
+    if source is None:
+        return RightsizeResult(sort_findings(findings), source=shown)
+    snap, more = load_snapshot(snapshot, context, profiles, progress)
+    findings += more
+    if snap is None or not profiles:
+        return RightsizeResult(sort_findings(findings), source=shown)
+    profile, doc, more = cluster_profile(profiles, snap)
+    findings += more
+    if profile is None:
+        return RightsizeResult(sort_findings(findings), source=shown)
+    nodes = pools.map_nodes(profile, snap)
+    reported = source.nodes(since, at)
+    exported = source.exported(since, at) if reported else False
+    findings += _unjoined(reported, {n.name: n.pool for n in nodes}, snap.source, profile.name, shown)
+    recommendations = []
+    for pool in profile.node_pools:
+        members = sorted(n.name for n in nodes if n.pool is pool)
+        devices = []
+        for label in usage.NODE_LABELS:
+            seen = [n for n in members if (label, n) in reported]
+            if seen:
+                devices += source.pool_usage(label, seen, since, at, exported).devices
+        pool_usage = sizing.PoolUsage(profile, doc, pool, members, devices, since, shown)
+        recommendations.append(sizing.recommend(pool_usage, min_hours))
+    findings += usage_rules.check_pools(recommendations)
+    return RightsizeResult(sort_findings(findings), recommendations, profile, shown,
+                           getattr(source, "queries", 0), getattr(source, "client", None))
+
+
+def _metrics_source(prometheus: str | None, metrics: str | None, until: float | None):
+    """(source, how it is shown, the window's end, findings): a Prometheus server, or a recording read from a file
+    (None with its findings when it cannot be read)."""
+    import time
+
+    from gengpu.metrics import usage
+
+    if metrics is None:
+        from gengpu.metrics.prometheus import Prometheus
+
+        source = usage.Server(Prometheus(prometheus))
+        return source, source.url, until if until is not None else time.time(), []
+    from gengpu.checking.rules import finding
+    from gengpu.metrics import recorded
+
+    shown = display(Path(metrics))
+    if not Path(metrics).exists():
+        raise UsageError(f"{shown}: no such file")
+    raw, errors = read_bytes(Path(metrics), shown)
+    text = None
+    if raw is not None and not errors:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            errors = [finding("metrics-file-invalid", shown, 1, 1, f"not UTF-8 text: {e.reason} at byte {e.start}")]
+    recording, more = recorded.load(text, shown) if text is not None else (None, errors)
+    if recording is None:
+        return None, shown, until, more
+    return recording, shown, until if until is not None else recording.last, more
+
+
+def _unjoined(reported: dict, pool_of: dict, snapshot: str, profile: str, shown: str) -> list[Finding]:
+    """The nodes of dcgm-exporter's series that no pool of the profile takes in."""
+    from gengpu.checking.rules import finding
+
+    unjoined = []
+    for (label, node), count in sorted(reported.items()):
+        if not label:
+            unjoined.append(f"{count} series without a Hostname label")
+        elif node not in pool_of:
+            unjoined.append(f"{node} ({count} series): not a node of {snapshot}")
+        elif pool_of[node] is None:
+            unjoined.append(f"{node} ({count} series): a GPU node of no pool of {profile}")
+    if not unjoined:
+        return []
+    return [finding("usage-series-unjoined", shown, 1, 1, f"{len(unjoined)} node(s) of dcgm-exporter's "
+                    f"series left out of every pool: {'; '.join(unjoined[:10])}"
+                    + (f"; and {len(unjoined) - 10} more" if len(unjoined) > 10 else ""))]
+
+
+def write_proposals(result: RightsizeResult, out_dir: Path = Path(DEFAULT_OVERLAYS)) -> list[str]:
+    """Apply every proposal to its profile (ruamel round trip), checked as a profile before it is written: a change
+    that would not pass gengpu's own checks is refused and the file left as it was."""
+    from gengpu import editing
+
+    wanted = [r for r in result.recommendations if r.changes]
+    if not wanted or result.profile is None:
+        return []
+    path = Path(result.profile.source)
+    before = path.read_bytes()
+    text = before.decode("utf-8")
+    for rec in wanted:
+        text = editing.set_pool_fields(text, display(path), rec.usage.pool.index, rec.changes)
+    trial = load_profiles([Source(path, display(path), text.encode("utf-8"))], out_dir)
+    errors = [f for f in trial.findings if f.is_error]
+    if errors:
+        from gengpu import reporting
+
+        raise UsageError(f"the proposal would make {display(path)} fail gengpu's checks; it was left as it was:\n"
+                         + reporting.text(errors))
+    filewrites.write_profile(path, before, text)
+    return [f"wrote {display(path)}: pool {r.pool}: {r.reason}" for r in wanted]
+

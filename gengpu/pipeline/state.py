@@ -1,0 +1,54 @@
+"""A running cluster's state, shared by check and rightsize: read a snapshot file, standard input or a kubeconfig
+context, and choose the profile whose pools the cluster's nodes belong to."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from gengpu.findings import Finding, UsageError, display
+from gengpu.loading.reading import read_bytes
+
+
+def load_snapshot(snapshot: str | None, context: str | None, profiles: list, progress: bool):
+    """The cluster's state: a snapshot file, standard input (-), or the live cluster of a kubeconfig context."""
+    from gengpu.live import snapshot as snapshots
+
+    findings: list[Finding] = []
+    if snapshot is not None:
+        shown = "<stdin>" if snapshot == "-" else display(Path(snapshot))
+        if snapshot == "-":
+            from gengpu.loading import reading
+
+            raw = sys.stdin.buffer.read(reading.MAX_BYTES + 1)
+            errors = [reading.too_large(shown, len(raw))] if len(raw) > reading.MAX_BYTES else []
+        else:
+            if not Path(snapshot).exists():
+                raise UsageError(f"{shown}: no such file")
+            raw, errors = read_bytes(Path(snapshot), shown)
+        snap, more = snapshots.load(raw, shown) if raw is not None and not errors else (None, errors)
+        findings += more
+    else:
+        from gengpu.live import kube
+
+        namespace = profiles[0][0].operator.namespace if profiles else "gpu-operator"
+        objects, captured, notes = kube.capture(context, namespace, progress)
+        snap = snapshots.from_objects(f"context {context}" if context else "the current context", objects, captured,
+                                      notes)
+    return snap, findings
+
+
+def cluster_profile(profiles: list, snap) -> tuple:
+    """The profile whose pools claim the snapshot's nodes (None, finding when none does)."""
+    from gengpu.checking import live
+    from gengpu.live import pools
+
+    ranked = pools.choose(profiles, snap)
+    profile, doc, claimed = ranked[0]
+    if claimed == 0:
+        return None, None, [live.mismatch(snap, [p.name for p, _ in profiles])] if snap.nodes else []
+    if len(ranked) > 1 and ranked[1][2] == claimed:
+        raise UsageError(f"{snap.source}: its nodes belong to pools of {profile.name} and {ranked[1][0].name} "
+                         "alike; name the profile of this cluster (gengpu check PROFILE ...)")
+    return profile, doc, []
+

@@ -60,6 +60,7 @@ class NodePool:
     verify: bool = False
     kubelet: dict = field(default_factory=dict)  # EC2NodeClass spec.kubelet fields
     allocation: str = "device-plugin"  # or "dra": pods claim GPUs through NVIDIA's DRA driver
+    node_selector: dict = field(default_factory=dict)  # labels of its nodes in a running cluster (gengpu check)
 
     @property
     def dra(self) -> bool:
@@ -206,6 +207,7 @@ def _pool(index: int, data: dict) -> NodePool:
         provisioner=data.get("provisioner", "managed"),
         taints=tuple(Taint(t["key"], t["effect"], t.get("value")) for t in data.get("taints", DEFAULT_TAINTS)),
         labels=dict(data.get("labels", {})),
+        node_selector=dict(data.get("nodeSelector", {})),
         limits=dict(data.get("limits", {})),
         sharing=_sharing(data.get("sharing")),
         cuda_version=data.get("cudaVersion"),

@@ -13,6 +13,18 @@ import yaml
 SHARED = ("time-slicing", "mps")
 
 
+def plugin_config(pool: dict) -> str:
+    """The device plugin's config for the pool, in its own format (k8s-device-plugin api/config/v1: sharing.timeSlicing
+    or sharing.mps, resources with replicas, renameByDefault)."""
+    sharing = pool.get("sharing") or {}
+    config: dict = {"version": "v1"}
+    if sharing.get("mode") in SHARED:
+        block = {"renameByDefault": sharing.get("renameByDefault", False),
+                 "resources": [{"name": "nvidia.com/gpu", "replicas": sharing["replicas"]}]}
+        config["sharing"] = {"timeSlicing" if sharing["mode"] == "time-slicing" else "mps": block}
+    return yaml.safe_dump(config, sort_keys=False)
+
+
 def advertised(pool: dict, gpus: int) -> dict[str, int]:
     sharing = pool.get("sharing") or {}
     mode = sharing.get("mode", "none")
@@ -89,15 +101,19 @@ def healthy(profile_text: str, per_pool: int = 2) -> dict:
     operator = (spec.get("operator") or {}).get("enabled", True) and spec["platform"] != "gke-autopilot"
     if operator:
         namespace = (spec.get("operator") or {}).get("namespace", "gpu-operator")
-        keys = ["default"] + [p["name"] for p in spec["nodePools"] if p.get("allocation") != "dra"]
+        configs = {"default": "version: v1\n"}
+        configs.update({p["name"]: plugin_config(p) for p in spec["nodePools"] if p.get("allocation") != "dra"})
         items.append({"apiVersion": "v1", "kind": "ConfigMap",
                       "metadata": {"name": "gengpu-device-plugin-config", "namespace": namespace},
-                      "data": {k: "version: v1\n" for k in keys}})
+                      "data": configs})
         # the CRD's required sections (the API server refuses a ClusterPolicy without them)
         required = ("daemonsets", "dcgm", "dcgmExporter", "devicePlugin", "driver", "gfd", "nodeStatusExporter",
                     "operator", "toolkit")
-        items.append({"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
-                      "spec": {k: {} for k in required}, "status": {"state": "ready"}})
+        policy = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
+                  "spec": {k: {} for k in required}, "status": {"state": "ready"}}
+        # the chart's devicePlugin.config, as the operator copies it into the ClusterPolicy
+        policy["spec"]["devicePlugin"] = {"config": {"name": "gengpu-device-plugin-config", "default": "default"}}
+        items.append(policy)
     items.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "system-0", "labels": {}},
                   "status": {"capacity": {"cpu": "4"}, "allocatable": {"cpu": "4"},
                              "conditions": [{"type": "Ready", "status": "True"}]}})

@@ -55,11 +55,11 @@ def test_sharing_that_never_applied_is_reported_at_the_pool(run, tmp_path):
     result = check(run, tmp_path, MPS, snap)
     at = _line(MPS, "sharing:")
     assert (result.exit_code, found(result)) == (1, [
-        ("eks-l4-mps.yaml", at, "node-gpus-not-advertised", "node l4-mps-0 (pool l4-mps): nvidia.com/gpu allocatable "
-         "is 1, the profile promises 4 (1 GPU(s) x 4 mps replicas): the pool's sharing or MIG config did not apply"),
-        ("eks-l4-mps.yaml", at, "node-gpus-not-advertised", "node l4-mps-1 (pool l4-mps): no nvidia.com/gpu in "
-         "allocatable, the profile promises 4 (1 GPU(s) x 4 mps replicas): the device plugin never registered it "
-         "(not running there, or without its config)")])
+        ("eks-l4-mps.yaml", at, "node-gpus-not-advertised", "node l4-mps-0 (pool l4-mps): nvidia.com/gpu is 1, one "
+         "per GPU, the profile promises 4 (1 GPU(s) x 4 mps replicas): the sharing config did not apply"),
+        ("eks-l4-mps.yaml", at, "node-gpus-not-advertised", "node l4-mps-1 (pool l4-mps): advertises no GPU resource, "
+         "the profile promises 4 nvidia.com/gpu: the device plugin never registered (not running on the node, or "
+         "without its config)")])
 
 
 def test_each_drift_class_is_its_rule_at_the_node(run, tmp_path):
@@ -70,7 +70,7 @@ def test_each_drift_class_is_its_rule_at_the_node(run, tmp_path):
     node[1]["status"]["allocatable"]["nvidia.com/mig-1g.10gb"] = "15"  # one of 16 devices unhealthy
     node[2]["status"]["conditions"] = [{"type": "Ready", "status": "False", "reason": "KubeletNotReady"}]
     node[3]["metadata"]["labels"]["nvidia.com/device-plugin.config"] = "t4-shared"
-    node[4]["metadata"]["labels"]["nvidia.com/mig.config"] = "all-balanced"
+    node[4]["metadata"]["labels"]["nvidia.com/mig.config"] = "all-1g.10gb"  # NVIDIA's stock config, another layout
     del node[5]["status"]
     stray = snapshots.node(yaml.safe_load(MIG.read_text()), {"name": "stray", "taints": []}, 0)
     del stray["metadata"]["labels"]["gengpu.dev/pool"]
@@ -87,24 +87,26 @@ def test_each_drift_class_is_its_rule_at_the_node(run, tmp_path):
     assert result.exit_code == 1
     assert sorted(got) == sorted([
         ("eks-h100-mig.yaml", mig, "node-mig-not-applied",
-         "node h100-mig-0 (pool h100-mig): nvidia.com/mig.config.state is failed: the MIG layout failed"),
+         "node h100-mig-0 (pool h100-mig): nvidia.com/mig.config.state is failed: the MIG manager could not apply "
+         "h100-mig"),
         ("eks-h100-mig.yaml", pool, "node-gpus-unhealthy",
          "node h100-mig-1 (pool h100-mig): 1 of 16 nvidia.com/mig-1g.10gb are unhealthy (allocatable 15 < capacity 16)"),
         ("eks-h100-mig.yaml", pool, "node-not-ready",
          "node h100-mig-2 (pool h100-mig): is not Ready (Ready is False) (KubeletNotReady)"),
         ("eks-h100-mig.yaml", name, "node-sharing-config-mismatch",
-         "node h100-mig-3 (pool h100-mig): nvidia.com/device-plugin.config is t4-shared, not h100-mig: the device "
-         "plugin runs with another config (or the default)"),
+         "node h100-mig-3 (pool h100-mig): nvidia.com/device-plugin.config=t4-shared names no key of ConfigMap "
+         "gengpu-device-plugin-config (default, h100-mig): the config-manager stops with 'specified config does not "
+         "exist'"),
         ("eks-h100-mig.yaml", mig, "node-mig-not-applied",
-         "node h100-mig-4 (pool h100-mig): nvidia.com/mig.config is all-balanced, not h100-mig: the MIG manager "
-         "applies another layout, or none"),
+         "node h100-mig-4 (pool h100-mig): nvidia.com/mig.config is all-1g.10gb (7 x 1g.10gb per GPU), the pool's "
+         "layout is 2 x 1g.10gb, 1 x 2g.20gb, 1 x 3g.40gb: the MIG manager applies another layout"),
         # no status at all: not judged, and said so (a trimmed paste, not a node that is down)
         ("eks-h100-mig.yaml", pool, "snapshot-object-partial",
          "node h100-mig-5 (pool h100-mig): has no status in the snapshot: whether it is Ready and the GPUs it offers "
          "not judged"),
         ("snap.yaml", _snap_line(tmp_path, "name: stray"), "node-unclaimed",
-         "node stray-0 has GPUs but belongs to no pool of profile eks-h100-mig (h100-mig): no gengpu.dev/pool label, "
-         "and no node pool label of those pools"),
+         "node stray-0 has GPUs but belongs to no pool of profile eks-h100-mig: nvidia.com/gpu.count=1, pool h100-mig "
+         "has 8 GPU(s) per node"),
         ("snap.yaml", _snap_line(tmp_path, "state: notReady") - 1, "operator-not-ready",
          "ClusterPolicy cluster-policy is notReady, not ready"),
         ("snap.yaml", _snap_line(tmp_path, "name: big") + 2, "pod-gpu-unschedulable",
@@ -166,7 +168,8 @@ def test_a_snapshot_of_another_cluster(run, tmp_path):
     result = check(run, tmp_path, MPS, snapshots.healthy(MIG.read_text()))
     assert (result.exit_code, found(result)) == (1, [
         ("snap.yaml", 1, "snapshot-cluster-mismatch", "no node of snap.yaml belongs to a pool of eks-l4-mps (3 "
-         "node(s), 2 with GPUs): is it a snapshot of another cluster?")])
+         "node(s), 2 with GPUs): is it a snapshot of another cluster? (node h100-mig-0: nvidia.com/gpu.count=8, pool "
+         "l4-mps has 1 GPU(s) per node; node h100-mig-1: nvidia.com/gpu.count=8, pool l4-mps has 1 GPU(s) per node)")])
 
 
 @pytest.mark.parametrize("content, rule, message", [

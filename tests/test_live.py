@@ -109,8 +109,8 @@ def test_drift_on_a_live_cluster_is_found_at_the_node(cluster, run, tmp_path, mo
     assert result.exit_code == 1
     assert sorted((f["file"], f["rule"], f["message"]) for f in findings) == [
         ("context admin", "operator-not-ready", "ClusterPolicy cluster-policy is notReady, not ready"),
-        ("eks-l4-mps.yaml", "node-gpus-not-advertised", "node l4-mps-0 (pool l4-mps): nvidia.com/gpu allocatable is 1, "
-         "the profile promises 4 (1 GPU(s) x 4 mps replicas): the pool's sharing or MIG config did not apply"),
+        ("eks-l4-mps.yaml", "node-gpus-not-advertised", "node l4-mps-0 (pool l4-mps): nvidia.com/gpu is 1, one per "
+         "GPU, the profile promises 4 (1 GPU(s) x 4 mps replicas): the sharing config did not apply"),
         ("eks-l4-mps.yaml", "node-gpus-unhealthy", "node l4-mps-1 (pool l4-mps): 1 of 4 nvidia.com/gpu are unhealthy "
          "(allocatable 3 < capacity 4)"),
         ("eks-l4-mps.yaml", "node-not-ready", "node l4-mps-1 (pool l4-mps): is not Ready (Ready is False) "

@@ -41,11 +41,13 @@ def _finding(cluster: Cluster, rule, hit) -> Finding:
     return Finding(doc.file, line, col, rule.severity, rule.id, hit.message, rule.fix)
 
 
-def mismatch(snapshot: Snapshot, names: list[str]) -> Finding:
+def mismatch(snapshot: Snapshot, names: list[str], why: list[str] = ()) -> Finding:
+    """No profile claims a node: said once for the snapshot, with why the first GPU nodes fit no pool."""
     from gengpu.checking.rules import finding
 
     gpu_nodes = [i.name for i in snapshot.nodes if is_gpu_node(i)]
+    reasons = f" ({'; '.join(why[:3])}" + (f"; and {len(why) - 3} more" if len(why) > 3 else "") + ")" if why else ""
     return finding("snapshot-cluster-mismatch", snapshot.source, 1, 1,
                    f"no node of {snapshot.source} belongs to a pool of {', '.join(names) or 'the profiles'} "
                    f"({len(snapshot.nodes)} node(s), {len(gpu_nodes)} with GPUs): is it a snapshot of another "
-                   "cluster?")
+                   f"cluster?{reasons}")

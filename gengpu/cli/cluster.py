@@ -50,12 +50,14 @@ def snapshot(context, output_file, namespace):
 @click.option("--snapshot", "snapshot_file", default=None, type=click.Path(dir_okay=False, allow_dash=True),
               help="A snapshot file (gengpu snapshot, or kubectl get nodes,... -o yaml); - for standard input.")
 @click.option("--context", default=None, help="Check the live cluster of this kubeconfig context instead.")
+@click.option("--pool", default=None, metavar="NAME",
+              help="Check every GPU node against this pool, whatever its labels (a cluster of one kind of GPU node).")
 @click.option("--output", "fmt", type=click.Choice(FORMATS), default=None,
               help="Findings format (default text; github inside GitHub Actions).")
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr, no summary line.")
 @guarded
-def check(profiles, snapshot_file, context, fmt, strict, quiet):
+def check(profiles, snapshot_file, context, pool, fmt, strict, quiet):
     """Check a running cluster against its profile: what each GPU node offers against what its pool promises.
 
     \b
@@ -76,7 +78,7 @@ def check(profiles, snapshot_file, context, fmt, strict, quiet):
 
     if snapshot_file is not None and context is not None:
         raise UsageError("give either --snapshot FILE or --context NAME, not both")
-    result = flow.check(list(profiles), snapshot_file, context, progress=not quiet)
+    result = flow.check(list(profiles), snapshot_file, context, progress=not quiet, pool=pool)
     sys.exit(report_findings(result.findings, fmt, quiet, result.summary(), strict))
 
 

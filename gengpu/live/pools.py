@@ -1,7 +1,15 @@
-"""Which pool each node of a running cluster belongs to, and what the profile promised it would offer."""
+"""Which pool each node of a running cluster belongs to, and what the profile promised it would offer.
+
+A pool claims a node by, in order: gengpu's pool label; the provisioner's or cloud's node pool label; the labels the
+profile states for the pool (`nodeSelector`, for node groups gengpu does not create); and, where no label ties the
+node to a pool, by what the node is: its GPU model (GPU Feature Discovery's product, a cloud's accelerator or
+instance type label) and GPU count, when exactly one pool fits. `gengpu check --pool NAME` puts every GPU node in
+one pool. A node no pool claims keeps why each pool did not fit, for the finding that names it.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from gengpu import catalog
@@ -12,7 +20,12 @@ from gengpu.loading import Document
 from gengpu.model import NodePool, Profile
 
 GPU_PRESENT = "nvidia.com/gpu.present"
+PRODUCT = "nvidia.com/gpu.product"
+COUNT = "nvidia.com/gpu.count"
 GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")
+# Labels of the clouds that name a node's GPU or machine (GKE, AKS, and the well-known instance type).
+ACCELERATOR_LABELS = ("cloud.google.com/gke-accelerator", "kubernetes.azure.com/accelerator")
+INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
 
 
 @dataclass
@@ -21,18 +34,42 @@ class Node:
 
     item: Item
     pool: NodePool | None
-    how: str  # the label that mapped it to its pool
+    how: str  # what tied it to its pool
     gpus: int | None  # physical GPUs: GFD's count label, the pool's gpusPerNode, or the instance type's
+    misfits: list[str] = field(default_factory=list)  # (no pool) why each pool did not fit
+    memo: dict = field(default_factory=dict, repr=False)  # what the live rules judge once per node
 
     @property
     def name(self) -> str:
         return self.item.name
+
+    @property
+    def labels(self) -> dict:
+        return self.item.labels
 
     def allocatable(self, resource: str) -> int | None:
         return _quantity(self.item.get("status", "allocatable", resource))
 
     def capacity(self, resource: str) -> int | None:
         return _quantity(self.item.get("status", "capacity", resource))
+
+    def offered(self, resource: str) -> int | None:
+        """What the node hands out: allocatable, or capacity where the snapshot has no allocatable (allocatable is
+        never above capacity)."""
+        if isinstance(self.item.get("status", "allocatable"), dict):
+            return self.allocatable(resource)
+        return self.capacity(resource)
+
+    def has_counts(self) -> bool:
+        """Whether the snapshot shows what the node advertises (allocatable or capacity)."""
+        status = self.item.mapping("status")
+        return isinstance(status.get("allocatable"), dict) or isinstance(status.get("capacity"), dict)
+
+    def gpu_resources(self) -> dict[str, tuple[int | None, int | None]]:
+        """resource -> (capacity, allocatable) of every NVIDIA resource the node shows."""
+        names = {str(k) for section in ("capacity", "allocatable")
+                 for k in self.item.mapping("status", section) if str(k).startswith(GPU_PREFIXES)}
+        return {r: (self.capacity(r), self.allocatable(r)) for r in sorted(names)}
 
 
 @dataclass
@@ -51,12 +88,21 @@ class Cluster:
 def _quantity(value) -> int | None:
     if value is None:
         return None
-    text = str(value)
+    text = str(value).strip()
     return int(text) if text.isdigit() else None
 
 
+NFD_NVIDIA = ("feature.node.kubernetes.io/pci-10de.present", "feature.node.kubernetes.io/pci-0302_10de.present")
+
+
 def is_gpu_node(item: Item) -> bool:
-    if item.labels.get(GPU_PRESENT) == "true":
+    """A node with NVIDIA GPUs: GPU Feature Discovery's or the operator's nvidia.com labels, NFD's PCI vendor label, a
+    cloud's accelerator label, or NVIDIA resources in its status."""
+    labels = item.labels
+    if labels.get(GPU_PRESENT) == "false":
+        return False
+    if any(k.startswith("nvidia.com/") for k in labels) or any(labels.get(k) == "true" for k in NFD_NVIDIA) \
+            or ACCELERATOR_LABELS[0] in labels:
         return True
     for section in ("capacity", "allocatable"):
         values = item.mapping("status", section)
@@ -73,30 +119,99 @@ def _pool_keys(profile: Profile, pool: NodePool) -> list[tuple[str, str]]:
     if profile.platform in ("gke", "gke-autopilot"):
         keys += [("cloud.google.com/gke-nodepool", pool.name), ("cloud.google.com/compute-class", pool.name)]
     if profile.platform == "eks":
-        keys.append(("eks.amazonaws.com/nodegroup", pool.name))
+        keys += [("eks.amazonaws.com/nodegroup", pool.name), ("alpha.eksctl.io/nodegroup-name", pool.name)]
     return keys
 
 
-def claim(profile: Profile, item: Item) -> tuple[NodePool | None, str]:
+def node_gpu_model(profile: Profile, item: Item) -> tuple[str | None, str | None]:
+    """(catalog id or None, the evidence as label=value) of the node's GPU model; (None, None) when nothing says."""
+    labels = item.labels
+    product = labels.get(PRODUCT)
+    if product:
+        return product_gpu(product), f"{PRODUCT}={product}"
+    for key in ACCELERATOR_LABELS:
+        value = labels.get(key)
+        if value and catalog.resolve_gpu(value):
+            return catalog.resolve_gpu(value), f"{key}={value}"
+    for key in INSTANCE_TYPE_LABELS:
+        value = labels.get(key)
+        spec = catalog.instance_type(profile.platform, value) if value else None
+        if spec and spec.get("gpu"):
+            return catalog.resolve_gpu(spec["gpu"]), f"{key}={value}"
+    return None, None
+
+
+def product_gpu(product: str) -> str | None:
+    """The catalog id of GPU Feature Discovery's product string: with its -SHARED or -MIG-<profile> suffix, and in
+    older spellings without the NVIDIA- prefix (A100-SXM4-40GB)."""
+    base = re.sub(r"-MIG-.*$", "", product).removesuffix("-SHARED")
+    for name in (base, f"NVIDIA-{base}", base.removeprefix("NVIDIA-"), base.replace("Tesla-", "NVIDIA-")):
+        found = catalog.resolve_gpu(name)
+        if found:
+            return found
+    return None
+
+
+def _misfit(profile: Profile, pool: NodePool, item: Item) -> str | None:
+    """Why the node is not one of the pool's by what it is (None: it may be)."""
+    gpu, evidence = node_gpu_model(profile, item)
+    wanted = {g for g in pool.gpu_ids if g}
+    if evidence is not None and (gpu is None or (wanted and gpu not in wanted)):
+        return f"{evidence}, pool {pool.name} has {', '.join(pool.gpus)}"
+    count = item.labels.get(COUNT)
+    mig_single = "-MIG-" in item.labels.get(PRODUCT, "")
+    if count and count.isdigit() and pool.gpus_per_node and not mig_single and int(count) != pool.gpus_per_node:
+        return f"{COUNT}={count}, pool {pool.name} has {pool.gpus_per_node} GPU(s) per node"
+    return None
+
+
+def claim(profile: Profile, item: Item, forced: NodePool | None = None,
+          alone: bool = False) -> tuple[NodePool | None, str, list[str]]:
+    """(the pool, what tied the node to it, why the other pools did not fit). forced (--pool) takes every GPU node,
+    and a node that is alone in its snapshot (one node pasted to be checked, whatever it shows), as does a profile's
+    only pool."""
+    labels = item.labels
     for pool in profile.node_pools:
         for key, value in _pool_keys(profile, pool):
-            if item.labels.get(key) == value:
-                return pool, f"{key}={value}"
-    return None, ""
+            if labels.get(key) == value:
+                return pool, f"{key}={value}", []
+    for pool in profile.node_pools:
+        if pool.node_selector and all(labels.get(k) == v for k, v in pool.node_selector.items()):
+            return pool, "the pool's nodeSelector", []
+    if forced is not None and (is_gpu_node(item) or alone):
+        return forced, "--pool", []
+    # a snapshot of one node is that node put to the question, whatever it shows (a GPU node whose driver never
+    # came up shows no GPU at all): the profile's only pool takes it unless its labels say it is another GPU
+    if not is_gpu_node(item) and not (alone and len(profile.node_pools) == 1):
+        return None, "", []
+    misfits = {pool.name: _misfit(profile, pool, item) for pool in profile.node_pools}
+    fits = [pool for pool in profile.node_pools if misfits[pool.name] is None and not pool.node_selector]
+    if len(fits) == 1:
+        gpu, evidence = node_gpu_model(profile, item)
+        return fits[0], f"its GPUs ({evidence})" if evidence else "the only pool that fits", []
+    if len(fits) > 1:
+        return None, "", [f"pools {' and '.join(p.name for p in fits)} both fit its GPUs: give the pools a "
+                          "nodeSelector, or check with --pool"]
+    return None, "", [m for m in misfits.values() if m] + [
+        f"pool {p.name} selects nodes by {', '.join(f'{k}={v}' for k, v in p.node_selector.items())}"
+        for p in profile.node_pools if p.node_selector]
 
 
 def physical_gpus(profile: Profile, pool: NodePool, item: Item) -> int | None:
-    count = item.labels.get("nvidia.com/gpu.count")
+    """The GPUs the node should have: the pool's gpusPerNode, its instance type's, else what GFD counts (the promise
+    comes first, so a node that lost a GPU is measured against the machine it should be)."""
+    if pool.gpus_per_node:
+        return pool.gpus_per_node
+    for key in INSTANCE_TYPE_LABELS:
+        spec = catalog.instance_type(profile.platform, item.labels.get(key, "")) or {}
+        if spec.get("gpus"):
+            return spec["gpus"]
+    count = item.labels.get(COUNT)
     # under the single MIG strategy GFD labels gpu.count (and gpu.product, <model>-MIG-<profile>) with the MIG
     # devices, not the GPUs (k8s-device-plugin internal/lm/mig-strategy.go)
     single = pool.sharing.mode == "mig" and pool.sharing.mig is not None and pool.sharing.mig.strategy == "single"
-    if count and count.isdigit() and not single and "-MIG-" not in item.labels.get("nvidia.com/gpu.product", ""):
+    if count and count.isdigit() and not single and "-MIG-" not in item.labels.get(PRODUCT, ""):
         return int(count)
-    if pool.gpus_per_node:
-        return pool.gpus_per_node
-    spec = catalog.instance_type(profile.platform, item.labels.get("node.kubernetes.io/instance-type", "")) or {}
-    if spec.get("gpus"):
-        return spec["gpus"]
     counts = gpu_counts(profile, pool)
     return counts[0] if len(counts) == 1 else None
 
@@ -120,22 +235,29 @@ def promised(profile: Profile, node: Node) -> dict[str, tuple[int, str]]:
     return {"nvidia.com/gpu": (gpus, f"{gpus} GPU(s)")}
 
 
-def map_nodes(profile: Profile, snapshot: Snapshot) -> list[Node]:
+def map_nodes(profile: Profile, snapshot: Snapshot, forced: str | None = None) -> list[Node]:
+    pool_named = next((p for p in profile.node_pools if p.name == forced), None)
     out = []
     for item in snapshot.nodes:
-        pool, how = claim(profile, item)
+        pool, how, misfits = claim(profile, item, pool_named, len(snapshot.nodes) == 1)
         if pool is None and not is_gpu_node(item):
             continue  # a node without GPUs that no pool claims is none of gengpu's business
-        out.append(Node(item, pool, how, physical_gpus(profile, pool, item) if pool else None))
+        out.append(Node(item, pool, how, physical_gpus(profile, pool, item) if pool else None, misfits))
     return out
 
 
-def choose(profiles: list[tuple[Profile, Document]], snapshot: Snapshot) -> list[tuple[Profile, Document, int]]:
-    """The profiles whose pools claim nodes of the snapshot, most claimed first."""
+def choose(profiles: list[tuple[Profile, Document]], snapshot: Snapshot,
+           forced: str | None = None) -> list[tuple[Profile, Document, int, int]]:
+    """(profile, document, nodes claimed, nodes claimed by a label) of the profiles, most claimed by label first,
+    then most claimed (with --pool: only the profiles that have that pool)."""
     scored = []
     for profile, doc in profiles:
-        claimed = sum(1 for item in snapshot.nodes if claim(profile, item)[0] is not None)
-        scored.append((profile, doc, claimed))
-    return sorted(scored, key=lambda s: -s[2])
-
-
+        if forced is not None and forced not in {p.name for p in profile.node_pools}:
+            continue
+        pool = next((p for p in profile.node_pools if p.name == forced), None)
+        alone = len(snapshot.nodes) == 1
+        claims = [claim(profile, item, pool, alone) for item in snapshot.nodes]
+        by_label = sum(1 for found, how, _ in claims if found is not None and "=" in how and not how.startswith("its"))
+        scored.append((profile, doc, sum(1 for found, _, _ in claims if found is not None), by_label))
+    # nodes a profile's labels claim outrank nodes its GPUs merely fit: the profile gengpu built the cluster from
+    return sorted(scored, key=lambda s: (-s[3], -s[2]))

@@ -7,6 +7,7 @@ or standard input). Objects of kinds the checks do not use are kept out; Secrets
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from gengpu.findings import Finding
@@ -37,7 +38,8 @@ class Item:
     @property
     def name(self) -> str:
         meta = self.data.get("metadata")
-        return str(meta.get("name", "")) if isinstance(meta, dict) else ""
+        name = str(meta.get("name", "")) if isinstance(meta, dict) else ""
+        return name or ("(pasted node)" if self.data.get("kind") == "Node" else "")
 
     @property
     def labels(self) -> dict:
@@ -103,15 +105,47 @@ def from_objects(source: str, objects: list[dict], captured: set[str], notes: li
 
 
 def load(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
-    """Parse a snapshot file; its problems are findings (a broken file is one error, never a traceback)."""
+    """Parse a snapshot file; its problems are findings (a broken file is one error, never a traceback).
+
+    Besides YAML and JSON (`gengpu snapshot`, `kubectl get -o yaml|json`), what people paste: `kubectl describe
+    node` text, `kubectl get nodes --show-labels`, a node's labels alone (`jq .metadata.labels`), a node without
+    its kind."""
+    from gengpu.live import pasted
+
+    text = raw.decode("utf-8", errors="replace")
+    for looks, read in ((pasted.looks_like_describe, pasted.read_describe),
+                        (pasted.looks_like_show_labels, pasted.read_show_labels)):
+        if looks(text):
+            objects, where = read(text, shown)
+            snap = Snapshot(shown)
+            for i, obj in enumerate(objects):
+                snap.add(Item(obj, where, ("items", i)))
+            snap.captured.add("nodes")
+            return snap, _no_node(snap, shown)
+    if pasted.looks_like_jq_lines(text):
+        node = _kindless_node(pasted.read_jq_lines(text))
+        if node is not None:
+            snap = Snapshot(shown)
+            snap.add(Item(node, pasted.TextDoc(shown), ()))
+            return snap, []
     docs, findings = load_bytes(raw, shown)
     if findings:
         return None, findings
     snap = Snapshot(shown)
     for doc in docs:
         data = doc.data
+        if isinstance(data, list) and data and all(isinstance(c, dict) and {"type", "status"} <= set(c) for c in data):
+            # a node's conditions alone (status.conditions as `kubectl get node -o yaml` prints them)
+            snap.add(Item({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "(pasted node)"},
+                           "status": {"conditions": data}}, doc, ()))
+            continue
         if not isinstance(data, dict):
             continue
+        if "kind" not in data and "apiVersion" not in data:
+            node = _kindless_node(data)
+            if node is not None:
+                snap.add(Item(node, doc, ()))
+                continue
         items = data.get("items")
         meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
         notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
@@ -131,8 +165,34 @@ def load(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
                 snap.captured.add(inner.lower() + "s")
         elif "kind" in data:
             snap.add(Item(data, doc, ()))
-    if not snap.nodes:
-        findings.append(Finding(shown, 1, 1, "error", "snapshot-incomplete",
-                                "the snapshot holds no Node: nothing to check the profiles' promises against",
-                                "capture nodes too: `gengpu snapshot` or `kubectl get nodes,... -o yaml`"))
-    return snap, findings
+    return snap, findings + _no_node(snap, shown)
+
+
+def _no_node(snap: Snapshot, shown: str) -> list[Finding]:
+    if snap.nodes:
+        return []
+    return [Finding(shown, 1, 1, "error", "snapshot-incomplete",
+                    "the snapshot holds no Node: nothing to check the profiles' promises against",
+                    "capture nodes too: `gengpu snapshot` or `kubectl get nodes,... -o yaml`")]
+
+
+_LABEL_KEY = re.compile(r"^([a-z0-9.-]+/)?[A-Za-z0-9][-A-Za-z0-9_.]*$")
+
+
+def _kindless_node(data: dict) -> dict | None:
+    """A node pasted without its kind: its metadata and status (a `kubectl get node -o yaml` trimmed to them), its
+    status alone, or its labels alone (`kubectl get node -o json | jq .metadata.labels`), where the labels are
+    a node's (GPU Feature Discovery's or Kubernetes' own node labels)."""
+    if isinstance(data.get("metadata"), dict) and isinstance(data.get("status"), dict):
+        return {"apiVersion": "v1", "kind": "Node", **data}
+    if set(data) == {"status"} and isinstance(data["status"], dict) and \
+            {"capacity", "allocatable"} & set(data["status"]):
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "(pasted node)"}, **data}
+    keys = [str(k) for k in data]
+    if keys and all(_LABEL_KEY.match(k) and not isinstance(v, (dict, list)) for k, v in data.items()) and \
+            any(k.startswith(("nvidia.com/", "kubernetes.io/", "node.kubernetes.io/", "beta.kubernetes.io/"))
+                for k in keys):
+        name = str(data.get("kubernetes.io/hostname", "(pasted labels)"))
+        return {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "labels": {k: str(v) for k, v in data.items()}}}
+    return None

@@ -28,7 +28,7 @@ class CheckResult:
 
 
 def check(paths: list[str], snapshot: str | None, context: str | None, out_dir: Path = Path(DEFAULT_OVERLAYS),
-          progress: bool = True) -> CheckResult:
+          progress: bool = True, pool: str | None = None) -> CheckResult:
     """Load the profiles and the cluster's state (a snapshot file, standard input, or a kubeconfig context), pick
     the profile the cluster's nodes belong to, and run the live rules."""
     from gengpu.checking import live
@@ -47,11 +47,11 @@ def check(paths: list[str], snapshot: str | None, context: str | None, out_dir: 
                          "left out") for note in snap.notes]
     if not profiles:
         return CheckResult(sort_findings(findings), nodes=len(snap.nodes), source=snap.source)
-    profile, doc, more = cluster_profile(profiles, snap)
+    profile, doc, more = cluster_profile(profiles, snap, pool)
     findings += more  # (no node at all: snapshot-incomplete says so)
     if profile is None:
         return CheckResult(sort_findings(findings), nodes=len(snap.nodes), source=snap.source)
-    cluster = pools.Cluster(profile, doc, snap, pools.map_nodes(profile, snap))
+    cluster = pools.Cluster(profile, doc, snap, pools.map_nodes(profile, snap, pool))
     findings += live.check_cluster(cluster)
     return CheckResult(sort_findings(findings), profile.source or profile.name, len(snap.nodes), snap.source)
 

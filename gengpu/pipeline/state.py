@@ -38,16 +38,24 @@ def load_snapshot(snapshot: str | None, context: str | None, profiles: list, pro
     return snap, findings
 
 
-def cluster_profile(profiles: list, snap) -> tuple:
-    """The profile whose pools claim the snapshot's nodes (None, finding when none does)."""
+def cluster_profile(profiles: list, snap, pool: str | None = None) -> tuple:
+    """The profile whose pools claim the snapshot's nodes (None, finding when none does); with pool (--pool), the
+    profile that has a pool of that name."""
     from gengpu.checking import live
     from gengpu.live import pools
 
-    ranked = pools.choose(profiles, snap)
-    profile, doc, claimed = ranked[0]
+    ranked = pools.choose(profiles, snap, pool)
+    if not ranked:
+        known = sorted({p.name for profile, _ in profiles for p in profile.node_pools})
+        raise UsageError(f"--pool {pool}: no profile has a pool of that name ({', '.join(known) or 'no pools'})")
+    profile, doc, claimed, by_label = ranked[0]
     if claimed == 0:
-        return None, None, [live.mismatch(snap, [p.name for p, _ in profiles])] if snap.nodes else []
-    if len(ranked) > 1 and ranked[1][2] == claimed:
+        if not snap.nodes:
+            return None, None, []
+        why = [f"node {n.name}: {'; '.join(n.misfits)}" for n in pools.map_nodes(profile, snap) if n.misfits] \
+            if len(profiles) == 1 else []
+        return None, None, [live.mismatch(snap, [p.name for p, _ in profiles], why)]
+    if len(ranked) > 1 and ranked[1][2:] == (claimed, by_label):
         raise UsageError(f"{snap.source}: its nodes belong to pools of {profile.name} and {ranked[1][0].name} "
                          "alike; name the profile of this cluster (gengpu check PROFILE ...)")
     return profile, doc, []

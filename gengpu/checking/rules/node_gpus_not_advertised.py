@@ -1,7 +1,8 @@
-from gengpu.live.pools import promised
+from gengpu.checking.rules._devices import hits
 from gengpu.checking.rules._live import at_pool
 from gengpu.checking.rules.base import LIVE_NODE, Rule
 
+ID = "node-gpus-not-advertised"
 DRIVER = "gpu.nvidia.com"
 
 
@@ -19,37 +20,27 @@ def check(node, cluster):
                           f"hands out {node.gpus} GPU(s) through DRA: the DRA kubelet plugin is not running there, "
                           "so every claim stays pending", "allocation")
         return
-    if not isinstance(node.item.get("status", "allocatable"), dict):
-        return  # not in the snapshot: snapshot-object-partial says so
-    wanted = promised(cluster.profile, node)
-    # nothing of what the pool promises: no device plugin (or no config) on the node; some of it: another config
-    nothing = not any(node.allocatable(r) for r in wanted)
-    for resource, (count, why) in wanted.items():
-        capacity, allocatable = node.capacity(resource), node.allocatable(resource)
-        if capacity is not None and allocatable is not None and allocatable < capacity:
-            continue  # GPUs that went unhealthy: node-gpus-unhealthy says so
-        have = allocatable if allocatable is not None else 0
-        if have < count:
-            seen = f"{resource} allocatable is {have}" if allocatable is not None else f"no {resource} in allocatable"
-            cause = "the device plugin never registered it (not running there, or without its config)" if nothing \
-                else "the pool's sharing or MIG config did not apply"
-            yield at_pool(node, f"{seen}, the profile promises {count} ({why}): {cause}", "sharing")
+    yield from hits(ID, node, cluster, "sharing")
 
 
 RULE = Rule(
-    id="node-gpus-not-advertised",
+    id=ID,
     severity="error",
-    summary="A node offers fewer GPUs, shared GPUs or MIG devices than its pool promises.",
-    fix="Look at the node's device-plugin (or DRA kubelet plugin) pod and its config-manager's log: the node's "
-    "nvidia.com/device-plugin.config label must name a key of the sharing ConfigMap, and the MIG layout must be "
-    "applied first.",
+    summary="A node does not offer what its pool promises: no GPU resource at all, one device per GPU where "
+    "sharing was promised, the shared GPUs under another name, or another MIG layout.",
+    fix="Find the config the node runs: its nvidia.com/device-plugin.config label (else the ClusterPolicy's "
+    "devicePlugin.config.default) must name a key of the sharing ConfigMap that holds the pool's sharing; for MIG, "
+    "its nvidia.com/mig.config must name a layout the GPU holds and the MIG manager must report success. A node "
+    "with no GPU resource at all has no device plugin running: look at its pod.",
     explanation="The profile says what every node of a pool offers: GPUs times the time-slicing or MPS replicas, "
     "or the MIG devices of the layout (one resource per profile with the mixed strategy, nvidia.com/gpu with "
-    "single). A node whose allocatable is lower (0 or 1 where 4 were promised) is the most common report after a "
-    "sync: the device plugin never landed (taints, labels), or its config was never picked up. On a DRA pool the "
-    "kubelet plugin publishes the node's GPUs in ResourceSlices; none there means claims never bind.",
-    source="NVIDIA/k8s-device-plugin (config per node, replicas); kubernetes ResourceSlice (resource.k8s.io/v1); "
-    "NVIDIA gpu-operator issues about allocatable 0 after sharing",
+    "single). gengpu judges what the node advertises, whatever its config is called (NVIDIA's stock all-1g.10gb or "
+    "a cluster-wide default are fine when they make the promised devices): one device per GPU where four were "
+    "promised is a sharing config that never applied; whole GPUs where MIG devices were promised, MIG that is not "
+    "enabled. On a DRA pool the kubelet plugin publishes the node's GPUs in ResourceSlices; none there means claims "
+    "never bind.",
+    source="NVIDIA/k8s-device-plugin (config per node, replicas, renameByDefault, MIG strategies); kubernetes "
+    "ResourceSlice (resource.k8s.io/v1)",
     check=check,
     applies_to=LIVE_NODE,
 )

@@ -1,28 +1,35 @@
-from gengpu.live.pools import GPU_PREFIXES
-from gengpu.checking.rules._live import at_item, at_pool
+from gengpu.checking.rules._devices import hits
+from gengpu.checking.rules._live import at_item
 from gengpu.checking.rules.base import LIVE_NODE, Rule
+from gengpu.live.pools import GPU_PREFIXES
+
+ID = "node-gpus-unhealthy"
 
 
 def check(node, cluster):
-    capacity = node.item.mapping("status", "capacity")
-    for resource in sorted(k for k in capacity if str(k).startswith(GPU_PREFIXES)):
-        total, usable = node.capacity(resource), node.allocatable(resource)
-        if total is not None and usable is not None and usable < total:
-            message = f"{total - usable} of {total} {resource} are unhealthy (allocatable {usable} < capacity {total})"
-            yield at_pool(node, message) if node.pool else at_item(node.item, f"node {node.name}: {message}",
-                                                                   "status", "allocatable")
+    if node.pool is not None:
+        yield from hits(ID, node, cluster)
+        return
+    for resource, (total, usable) in node.gpu_resources().items():  # a GPU node of no pool: its own counts
+        if resource.startswith(GPU_PREFIXES) and total and usable is not None and 0 < usable < total:
+            yield at_item(node.item, f"node {node.name}: {total - usable} of {total} {resource} are unhealthy "
+                          f"(allocatable {usable} < capacity {total})", "status", "allocatable")
 
 
 RULE = Rule(
-    id="node-gpus-unhealthy",
+    id=ID,
     severity="error",
-    summary="A node's GPU allocatable is below its capacity: the device plugin marked GPUs unhealthy.",
-    fix="Check the node's GPUs (nvidia-smi, XID errors in the kernel log, dcgm-exporter's DCGM_FI_DEV_XID_ERRORS) "
-    "and drain and repair or replace the node.",
-    explanation="The device plugin lowers a resource's allocatable below its capacity for every device whose health "
-    "check failed (an XID error it does not ignore, a GPU fallen off the bus). Pods asking for those devices wait "
-    "for GPUs that exist on paper only.",
-    source="NVIDIA/k8s-device-plugin internal/rm/health.go",
+    summary="Some of a node's GPUs (or shared GPUs, MIG devices) are unhealthy: allocatable is below capacity, "
+    "but not zero.",
+    fix="Find the failed GPU (nvidia-smi; Xid errors in the kernel log or dcgm-exporter's DCGM_FI_DEV_XID_ERRORS; "
+    "ECC errors), then drain the node and repair or replace it.",
+    explanation="The kubelet counts a device plugin's registered devices in capacity and its healthy ones in "
+    "allocatable. When some devices of a resource drop out of allocatable while others stay, the plugin's health "
+    "check failed those devices (an Xid error it does not ignore, an ECC error, a GPU fallen off the bus): pods "
+    "asking for them wait for GPUs that exist on paper only. When every device of a resource drops at once, the "
+    "plugin itself is down or restarting instead: node-device-plugin-down.",
+    source="kubernetes pkg/kubelet/cm/devicemanager (capacity = healthy + unhealthy, allocatable = healthy); "
+    "NVIDIA/k8s-device-plugin internal/rm/health.go",
     check=check,
     applies_to=LIVE_NODE,
 )

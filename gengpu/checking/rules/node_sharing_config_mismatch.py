@@ -1,54 +1,101 @@
-import yaml
-
 from gengpu.checking.rules._live import at_pool
 from gengpu.checking.rules.base import LIVE_NODE, Rule
 from gengpu.compiling.nodes import DEVICE_PLUGIN_LABEL
-from gengpu.compiling.sharing import DEFAULT_KEY, DEVICE_PLUGIN_CONFIGMAP, device_plugin_config
+from gengpu.compiling.sharing import DEVICE_PLUGIN_CONFIGMAP, device_plugin_config
 
 STRATEGY = {"time-slicing": "time-slicing", "mps": "mps"}
 
 
-def _keys(cluster) -> set[str] | None:
+def _config_keys(cluster) -> tuple[str, set[str]] | None:
+    """The device plugin's config ConfigMap in the snapshot (the ClusterPolicy's devicePlugin.config.name, else
+    gengpu's) and its keys; None where the snapshot does not hold it."""
+    names = [p.text("spec", "devicePlugin", "config", "name") for p in cluster.snapshot.clusterpolicies]
+    names = [n for n in names if n] or [DEVICE_PLUGIN_CONFIGMAP]
     ns = cluster.profile.operator.namespace
     for cm in cluster.snapshot.configmaps:
-        if cm.name == DEVICE_PLUGIN_CONFIGMAP and cm.text("metadata", "namespace") in (None, ns):
-            return {str(k) for k in cm.mapping("data")}
+        if cm.name in names and cm.text("metadata", "namespace") in (None, ns):
+            return cm.name, {str(k) for k in cm.mapping("data")}
     return None
+
+
+def _running(cluster, label: str | None) -> tuple[str, str, dict] | None:
+    """(ConfigMap, key, sharing) of the config the node's device plugin runs, where the snapshot holds it: the key its
+    label names, else the ClusterPolicy's devicePlugin.config.default. The sharing is read from the config itself
+    (timeSlicing or mps: replicas of nvidia.com/gpu and renameByDefault), so the key may be called anything."""
+    import yaml
+
+    found = _config_keys(cluster)
+    defaults = [p.text("spec", "devicePlugin", "config", "default") for p in cluster.snapshot.clusterpolicies]
+    key = label or next((d for d in defaults if d), None)
+    if found is None or key is None:
+        return None
+    name, _ = found
+    cm = next(c for c in cluster.snapshot.configmaps if c.name == name)
+    text = cm.text("data", key)
+    if text is None:
+        return None
+    try:
+        config = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    sharing = config.get("sharing") if isinstance(config, dict) else None
+    for mode, block in (sharing.items() if isinstance(sharing, dict) else ()):
+        if mode in ("timeSlicing", "mps") and isinstance(block, dict):
+            replicas = [r.get("replicas") for r in block.get("resources") or [] if isinstance(r, dict)
+                        and r.get("name") == "nvidia.com/gpu"]
+            return name, key, {"mode": "time-slicing" if mode == "timeSlicing" else "mps",
+                               "replicas": replicas[0] if replicas else None,
+                               "rename": bool(block.get("renameByDefault", False))}
+    return name, key, {"mode": "none", "replicas": None, "rename": False}
+
+
+def _sharing(s) -> str:
+    return "no sharing" if s["mode"] == "none" else f"{s['mode']} x {s['replicas']}" + \
+        (" (renamed nvidia.com/gpu.shared)" if s["rename"] else "")
 
 
 def check(node, cluster):
     pool = node.pool
-    if pool is None or pool.dra or not cluster.profile.operator.enabled:
+    if pool is None or pool.dra:
         return
     labels = node.item.labels
     label = labels.get(DEVICE_PLUGIN_LABEL)
-    keys = _keys(cluster)
-    # no label (or the default key) gives the default config: no finding where the pool's config is just that
-    as_default = label in (None, DEFAULT_KEY) and \
-        device_plugin_config(cluster.profile, pool) == device_plugin_config(cluster.profile, None)
-    if label != pool.name and not as_default:
-        yield at_pool(node, f"{DEVICE_PLUGIN_LABEL} is {label if label is not None else 'missing'}, not {pool.name}: "
-                      "the device plugin runs with another config (or the default)", "name")
-    elif label is not None and keys is not None and label not in keys:
-        yield at_pool(node, f"{DEVICE_PLUGIN_LABEL}={label} names no key of ConfigMap {DEVICE_PLUGIN_CONFIGMAP} "
+    others = {p.name: p for p in cluster.profile.node_pools if p is not pool}
+    if label in others and device_plugin_config(cluster.profile, others[label]) != \
+            device_plugin_config(cluster.profile, pool):
+        yield at_pool(node, f"{DEVICE_PLUGIN_LABEL} is {label}, the sharing config gengpu generates for pool "
+                      f"{label}: the device plugin runs another pool's config", "name")
+    found = _config_keys(cluster)
+    if label is not None and found is not None and label not in found[1]:
+        name, keys = found
+        yield at_pool(node, f"{DEVICE_PLUGIN_LABEL}={label} names no key of ConfigMap {name} "
                       f"({', '.join(sorted(keys)) or 'empty'}): the config-manager stops with 'specified config "
                       "does not exist'", "name")
     s = pool.sharing
+    running = _running(cluster, label)
+    if running is not None and s.mode != "mig":
+        name, key, has = running
+        wanted = {"mode": s.mode if s.mode in STRATEGY else "none", "replicas": s.replicas if s.mode in STRATEGY
+                  else None, "rename": bool(s.rename_by_default) if s.mode in STRATEGY else False}
+        if has != wanted:
+            yield at_pool(node, f"runs config {key} of ConfigMap {name} ({_sharing(has)}), the pool promises "
+                          f"{_sharing(wanted)}", "sharing")
     # GFD labels nvidia.com/gpu.* whatever name the shared GPUs are advertised under (resource.go
-    # fullGPUResourceName); the product ends in -SHARED when they are shared and not renamed
-    resource = "nvidia.com/gpu"
-    replicas, strategy = labels.get(f"{resource}.replicas"), labels.get(f"{resource}.sharing-strategy")
-    product = labels.get(f"{resource}.product", "")
+    # fullGPUResourceName), with or without the operator; the product ends in -SHARED when they are shared and not
+    # renamed
+    replicas, strategy = labels.get("nvidia.com/gpu.replicas"), labels.get("nvidia.com/gpu.sharing-strategy")
+    product = labels.get("nvidia.com/gpu.product", "")
     if s.mode in STRATEGY and replicas is not None and replicas != str(s.replicas):
-        yield at_pool(node, f"GPU Feature Discovery reports {resource}.replicas={replicas}, the pool shares each GPU "
-                      f"{s.replicas} ways: the node runs an older or another sharing config", "sharing", "replicas")
+        yield at_pool(node, f"GPU Feature Discovery reports nvidia.com/gpu.replicas={replicas}, the pool shares each "
+                      f"GPU {s.replicas} ways: the node runs an older or another sharing config", "sharing", "replicas")
     if s.mode in STRATEGY and strategy is not None and strategy != STRATEGY[s.mode]:
-        yield at_pool(node, f"GPU Feature Discovery reports {resource}.sharing-strategy={strategy}, the pool uses "
-                      f"{s.mode}", "sharing", "mode")
+        yield at_pool(node, f"GPU Feature Discovery reports nvidia.com/gpu.sharing-strategy={strategy}, the pool "
+                      f"uses {s.mode}", "sharing", "mode")
     if s.mode in STRATEGY and s.rename_by_default and product.endswith("-SHARED"):
-        yield at_pool(node, f"GPU Feature Discovery reports {resource}.product={product}: the device plugin does not "
-                      "rename the shared GPUs, the pool promises nvidia.com/gpu.shared", "sharing", "renameByDefault")
-    if s.mode not in STRATEGY and strategy not in (None, "none"):
+        yield at_pool(node, f"GPU Feature Discovery reports nvidia.com/gpu.product={product}: the device plugin does "
+                      "not rename the shared GPUs, the pool promises nvidia.com/gpu.shared", "sharing",
+                      "renameByDefault")
+    if s.mode not in STRATEGY and s.mode != "mig" and strategy not in (None, "none"):
         yield at_pool(node, f"GPU Feature Discovery reports nvidia.com/gpu.sharing-strategy={strategy} on a pool "
                       "that does not share its GPUs: a stale sharing config is still applied", "sharing")
 
@@ -56,17 +103,19 @@ def check(node, cluster):
 RULE = Rule(
     id="node-sharing-config-mismatch",
     severity="error",
-    summary="A node runs another sharing config than its pool's: the config label, the ConfigMap key or GPU Feature "
-    "Discovery's sharing labels disagree with the profile.",
-    fix="Let the node's nvidia.com/device-plugin.config label name the pool (gengpu's node pools set it), and sync "
-    "the overlay so the ConfigMap has the pool's key; the device plugin picks the new config up within a minute.",
-    explanation="The device plugin's config-manager picks the ConfigMap key the node's label names. A label that "
-    "names another pool, or a key the ConfigMap lacks, leaves the node on another config; GPU Feature Discovery then "
-    "labels what really applies (nvidia.com/gpu.replicas, nvidia.com/gpu.sharing-strategy, and a product ending in "
-    "-SHARED when the shared GPUs keep the name nvidia.com/gpu), which is how a sharing config that never applied "
-    "shows up.",
+    summary="A node runs another sharing config than its pool's: GPU Feature Discovery's sharing labels disagree "
+    "with the profile, its config label names another pool's config, or a key the ConfigMap lacks.",
+    fix="Find the config the node runs (its nvidia.com/device-plugin.config label, else the ClusterPolicy's "
+    "devicePlugin.config.default) and make it hold the pool's sharing: the device plugin picks the new config up "
+    "within a minute.",
+    explanation="GPU Feature Discovery labels what really applies on the node (nvidia.com/gpu.replicas, "
+    "nvidia.com/gpu.sharing-strategy, and a product ending in -SHARED when the shared GPUs keep the name "
+    "nvidia.com/gpu), with or without the GPU Operator. gengpu judges those against the pool, whatever the config "
+    "is called: NVIDIA's documented set-up (one config applied to every node through the ClusterPolicy's "
+    "devicePlugin.config.default, no node label) is fine when it holds the pool's sharing. A label naming a key the "
+    "ConfigMap lacks stops the config-manager.",
     source="NVIDIA/k8s-device-plugin v0.19.1 internal/lm/resource.go (replicas, sharing-strategy, product), "
-    "cmd/config-manager",
+    "cmd/config-manager; GPU Operator docs gpu-sharing (devicePlugin.config.default)",
     check=check,
     applies_to=LIVE_NODE,
 )

@@ -1,0 +1,159 @@
+"""What a node advertises against what its pool promises, judged once per node and told by cause.
+
+The kubelet shows a device plugin's devices in capacity (registered) and allocatable (healthy). Read together with
+the promise and GPU Feature Discovery's labels they tell apart: a plugin that is down or restarting (every device of
+a resource gone at once), a MIG re-partition in progress (the MIG manager pauses the plugin), unhealthy devices (some
+gone: Xid, ECC), GPUs missing (fewer registered than the node has), a config not applied, more devices than
+promised, and whole GPUs left beside MIG devices. Each rule module reports the causes of its own id.
+"""
+
+from __future__ import annotations
+
+from gengpu.checking.rules._live import at_pool
+from gengpu.cluster import mig_layout
+from gengpu.live.pools import COUNT, PRODUCT, promised
+
+MIG_STATE = "nvidia.com/mig.config.state"
+PAUSED = "paused-for-mig-change"
+
+
+def reconfiguring(node) -> str | None:
+    """The label that says the MIG manager is re-partitioning the node's GPUs (the device plugin is paused)."""
+    labels = node.labels
+    if labels.get(MIG_STATE) in ("pending", "rebooting"):
+        return f"{MIG_STATE}={labels[MIG_STATE]}"
+    for key, value in sorted(labels.items()):
+        if key.startswith("nvidia.com/gpu.deploy.") and value == PAUSED:
+            return f"{key}={value}"
+    return None
+
+
+def hits(rule: str, node, cluster, *path):
+    """The findings of one rule among the node's causes, at the pool (path: the field of the pool they are about)."""
+    for found, message in causes(node, cluster):
+        if found == rule:
+            yield at_pool(node, message, *path)
+
+
+def causes(node, cluster) -> list[tuple[str, str]]:
+    """(rule id, message) for every way the node's advertised devices differ from its pool's promise; judged once
+    per node, whichever rule asks first."""
+    if "devices" not in node.memo:
+        node.memo["devices"] = _causes(node, cluster)
+    return node.memo["devices"]
+
+
+def _causes(node, cluster) -> list[tuple[str, str]]:
+    pool = node.pool
+    if pool is None or pool.dra or not node.has_counts():
+        return []
+    out: list[tuple[str, str]] = []
+    busy = reconfiguring(node)
+    resources = node.gpu_resources()
+    gone = set()
+    for resource, (capacity, allocatable) in resources.items():
+        if capacity and allocatable is not None and allocatable < capacity:
+            gone.add(resource)
+            if allocatable > 0:
+                out.append(("node-gpus-unhealthy", f"{capacity - allocatable} of {capacity} {resource} are unhealthy "
+                            f"(allocatable {allocatable} < capacity {capacity})"))
+            elif not busy:
+                out.append(("node-device-plugin-down", f"all {capacity} {resource} are unavailable at once "
+                            f"(allocatable 0 < capacity {capacity}): the device plugin is not registered, or every "
+                            "device failed its health check"))
+    if busy:
+        return out  # counts in transition: node-gpu-reconfiguring says so
+    wanted = promised(cluster.profile, node)
+    if not wanted:
+        return out
+    # what the plugin registered: capacity (allocatable where the snapshot has no capacity)
+    shown = {r: (c if c is not None else a) or 0 for r, (c, a) in resources.items()}
+    gpus = node.gpus
+    count = node.labels.get(COUNT)
+    single_mig = pool.sharing.mode == "mig" and pool.sharing.mig is not None and pool.sharing.mig.strategy == "single"
+    if count and count.isdigit() and gpus and int(count) < gpus and not single_mig \
+            and "-MIG-" not in node.labels.get(PRODUCT, ""):
+        out.append(("node-gpus-missing", f"GPU Feature Discovery counts {COUNT}={count}, the pool's nodes have "
+                    f"{gpus} GPU(s): {gpus - int(count)} are not seen by the driver"))
+        return out
+    if not any(shown.values()):
+        promise = ", ".join(f"{n} {r}" for r, (n, _) in wanted.items())
+        out.append(("node-gpus-not-advertised", f"advertises no GPU resource, the profile promises {promise}: the "
+                    "device plugin never registered (not running on the node, or without its config)"))
+        return out
+    if pool.sharing.mode == "mig" and mig_layout(pool):
+        out += _mig(node, pool, wanted, shown, gone)
+    else:
+        out += _shared(node, pool, wanted, shown, gone)
+    return out
+
+
+def _shared(node, pool, wanted: dict, shown: dict, gone: set) -> list[tuple[str, str]]:
+    (resource, (expected, why)), = wanted.items()
+    other = "nvidia.com/gpu" if resource.endswith(".shared") else "nvidia.com/gpu.shared"
+    have = shown.get(resource, 0)
+    gpus = node.gpus or 0
+    replicas = pool.sharing.replicas if pool.sharing.mode in ("time-slicing", "mps") and pool.sharing.replicas else 1
+    mig = {r: n for r, n in shown.items() if r.startswith("nvidia.com/mig-") and n}
+    if mig:
+        listed = ", ".join(f"{n} {r}" for r, n in sorted(mig.items()))
+        return [("node-gpus-not-advertised", f"advertises MIG devices ({listed}) on a pool without MIG, the "
+                 f"profile promises {expected} {resource} ({why}): a MIG layout is still applied")]
+    if not have and shown.get(other):
+        renamed = "renames the shared GPUs" if other.endswith(".shared") else "does not rename the shared GPUs"
+        return [("node-gpus-not-advertised", f"advertises {shown[other]} {other} and no {resource}: the device "
+                 f"plugin {renamed}, the profile promises {expected} {resource} ({why})")]
+    if resource in gone or have == expected:
+        return []
+    if have < expected:
+        if replicas > 1 and have == gpus:
+            return [("node-gpus-not-advertised", f"{resource} is {have}, one per GPU, the profile promises "
+                     f"{expected} ({why}): the sharing config did not apply")]
+        if have % replicas == 0 and have // replicas < gpus:
+            seen = have // replicas
+            return [("node-gpus-missing", f"{resource} is {have}" + (f" = {seen} GPU(s) x {replicas}" if replicas > 1
+                     else "") + f", the profile promises {expected} ({why}): {gpus - seen} of {gpus} GPU(s) are "
+                     "not registered (not seen by the driver)")]
+        return [("node-gpus-not-advertised", f"{resource} is {have}, the profile promises {expected} ({why}): "
+                 "another sharing config applies")]
+    return [("node-gpus-over-advertised", f"{resource} is {have}, the profile promises {expected} ({why}): the "
+             "node runs another sharing config (more replicas, or sharing the pool does not promise)")]
+
+
+def _mig(node, pool, wanted: dict, shown: dict, gone: set) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    gpus = node.gpus or 0
+    whole = shown.get("nvidia.com/gpu", 0)
+    devices = {r: n for r, n in shown.items() if r.startswith("nvidia.com/mig-") and n}
+    product = node.labels.get(PRODUCT, "")
+    if pool.sharing.mig.strategy == "single":
+        (resource, (expected, why)), = wanted.items()
+        per = expected // gpus if gpus else 0
+        if product and "-MIG-" not in product and (per != 1 or whole == gpus):
+            return [("node-gpus-not-advertised", f"GPU Feature Discovery reports {PRODUCT}={product}, a GPU without "
+                     f"MIG, the profile promises {expected} MIG devices ({why}): MIG is not enabled on the node")]
+        if resource in gone or whole == expected:
+            return []
+        rule = "node-gpus-not-advertised" if whole < expected else "node-gpus-over-advertised"
+        return [(rule, f"nvidia.com/gpu is {whole}, the profile promises {expected} ({why}): the node runs "
+                 "another MIG layout")]
+    listed = ", ".join(f"{n} {r}" for r, n in sorted(devices.items()))
+    if whole and devices:  # the GPUs left whole are why the MIG devices fall short: one cause, one finding
+        return [("node-mig-whole-gpus", f"advertises {whole} whole nvidia.com/gpu beside its MIG devices "
+                 f"({listed}): under the mixed strategy every GPU of the pool is to be partitioned, and "
+                 f"{whole} run without MIG")]
+    if not devices:
+        state = "MIG is not enabled" if whole == gpus else "the layout did not apply"
+        promise = ", ".join(f"{n} {r}" for r, (n, _) in wanted.items())
+        return out + [("node-gpus-not-advertised", f"advertises no MIG device (nvidia.com/gpu {whole}), the "
+                       f"profile promises {promise}: {state}")]
+    short = [f"{r} is {devices.get(r, 0)}, the profile promises {n} ({why})" for r, (n, why) in wanted.items()
+             if r not in gone and devices.get(r, 0) < n]
+    extra = [f"{r} is {n}" + (f", the profile promises {wanted[r][0]}" if r in wanted else
+                                  ", a profile the pool's layout does not have")
+             for r, n in sorted(devices.items()) if r not in gone and n > wanted.get(r, (0, ""))[0]]
+    if short:
+        out.append(("node-gpus-not-advertised", "; ".join(short) + ": the node runs another MIG layout"))
+    if extra and not short:
+        out.append(("node-gpus-over-advertised", "; ".join(extra) + ": the node runs another MIG layout"))
+    return out

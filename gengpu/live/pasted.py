@@ -1,0 +1,238 @@
+"""Node states as people paste them: `kubectl describe node` text and `kubectl get nodes --show-labels` tables,
+read into the Node objects `kubectl get -o yaml` would have printed for the same fields.
+
+Issue threads and support tickets show a GPU node far more often as `kubectl describe node` than as YAML, so
+`gengpu check --snapshot` takes that text as it is pasted: prompt lines, several nodes one after another, a paste
+cut short. Only what describe prints is kept (name, labels, taints, conditions, capacity, allocatable); annotations
+are never kept (they may carry secrets). Each field remembers its line, so findings point into the pasted text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# describe prints "Key:" at column 0, its value aligned after it; continuation lines of a multi-value key are
+# indented to that column (Labels, Annotations, Taints), and sections (Capacity, Conditions ...) are indented by two.
+_TOP = re.compile(r"^([A-Z][A-Za-z -]*?):(?:\s+(.*))?$")
+_SECTION_ENTRY = re.compile(r"^\s+([^\s:][^:]*?):\s*(\S.*)?$")
+_COLUMNS = re.compile(r"\s{2,}")
+_ELISION = re.compile(r"^\s*(\.{2,}|…)\s*$")
+_SHOW_LABELS = re.compile(r"^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION(\s+\S+)*\s+LABELS\s*$")
+
+
+@dataclass
+class TextDoc:
+    """Positions of the fields of objects read from text: (object index, path...) -> (line, column)."""
+
+    file: str
+    places: dict = field(default_factory=dict)
+
+    def position(self, path, *, key: bool = False) -> tuple[int, int]:
+        path = tuple(path)
+        while path:
+            if path in self.places:
+                return self.places[path]
+            path = path[:-1]
+        return (1, 1)
+
+
+_DESCRIBE_KEYS = ("Labels:", "Capacity:", "Allocatable:", "Conditions:", "Taints:", "Roles:", "Annotations:")
+
+
+def looks_like_describe(text: str) -> bool:
+    """Whether the text is `kubectl describe node` output: a `Name:` line followed by describe's own keys, or (a
+    paste cut above its name) one of those keys at the start of a line with its indented entries below."""
+    lines = text.splitlines()
+    names = [i for i, line in enumerate(lines) if line.startswith("Name:")]
+    if names:
+        return any(line.startswith(_DESCRIBE_KEYS) for line in lines[names[0]:names[0] + 400])
+    return any(line.startswith(_DESCRIBE_KEYS) and i + 1 < len(lines) and lines[i + 1][:1] in (" ", "\t")
+               for i, line in enumerate(lines))
+
+
+def looks_like_show_labels(text: str) -> bool:
+    first = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("$")), "")
+    return bool(_SHOW_LABELS.match(first.strip()))
+
+
+def read_describe(text: str, shown: str) -> tuple[list[dict], TextDoc]:
+    """Every node of a describe paste, in order, as a v1 Node; the TextDoc has each field's line under
+    ("items", i, ...), as a List's objects would."""
+    doc = TextDoc(shown)
+    nodes: list[dict] = []
+    lines = text.splitlines()
+    named = any(line.startswith("Name:") for line in lines)
+    if not named:  # cut above its name: one node, named as pasted
+        lines = ["Name:  (pasted node)"] + lines
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("Name:"):
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and not lines[end].startswith("Name:"):
+            end += 1
+        nodes.append(_node(lines, i, end, len(nodes), doc))
+        i = end
+    if not named:  # lines were counted with the name line put in front
+        doc.places = {k: (max(1, line - 1), col) for k, (line, col) in doc.places.items()}
+    return nodes, doc
+
+
+def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> dict:
+    at = ("items", index)
+    meta: dict = {"name": lines[start].partition(":")[2].strip()}
+    node: dict = {"apiVersion": "v1", "kind": "Node", "metadata": meta}
+    doc.places[at] = doc.places[at + ("metadata", "name")] = (start + 1, 1)
+    status: dict = {}
+    elided: set[str] = set()
+    key = None
+    i = start + 1
+    while i < end:
+        line = lines[i]
+        top = _TOP.match(line)
+        if top:
+            key, value = top.group(1), (top.group(2) or "").rstrip()
+            if key == "Labels":
+                meta["labels"] = {}
+                _label(meta["labels"], value, doc, at, i)
+            elif key == "Taints":
+                node.setdefault("spec", {})["taints"] = []
+                _taint(node["spec"]["taints"], value, doc, at, i)
+            elif key == "Unschedulable" and value == "true":
+                node.setdefault("spec", {})["unschedulable"] = True
+            elif key in ("Capacity", "Allocatable"):
+                status[key.lower()] = {}
+                doc.places[at + ("status", key.lower())] = (i + 1, 1)
+            elif key == "Conditions":
+                status["conditions"] = []
+                doc.places[at + ("status", "conditions")] = (i + 1, 1)
+                i = _conditions(lines, i + 1, end, status["conditions"], doc, at)
+                key = None
+                continue
+            elif key == "CreationTimestamp":
+                meta["creationTimestamp"] = value
+            i += 1
+            continue
+        if key is None or not line.strip():
+            i += 1
+            continue
+        if _ELISION.match(line) and key in ("Capacity", "Allocatable"):
+            elided.add(key.lower())
+            i += 1
+            continue
+        if key == "Labels" and line[0] in " \t":
+            _label(meta["labels"], line.strip(), doc, at, i)
+        elif key == "Taints" and line[0] in " \t":
+            _taint(node["spec"]["taints"], line.strip(), doc, at, i)
+        elif key in ("Capacity", "Allocatable"):
+            entry = _SECTION_ENTRY.match(line)
+            if entry and entry.group(2) is not None:
+                name = entry.group(1).strip()
+                status[key.lower()][name] = entry.group(2).strip()
+                doc.places[at + ("status", key.lower(), name)] = (i + 1, len(line) - len(line.lstrip()) + 1)
+        i += 1
+    for section in ("capacity", "allocatable"):
+        # a section the paster cut ("...") and that shows no NVIDIA resource says nothing about the GPUs: left out,
+        # so its absent GPUs are not judged missing
+        if section in elided and not any(k.startswith("nvidia.com/") for k in status.get(section, {})):
+            status.pop(section, None)
+    if status:
+        node["status"] = status
+    return node
+
+
+def _label(labels: dict, text: str, doc: TextDoc, at: tuple, i: int) -> None:
+    if not text or text == "<none>":
+        return
+    name, sep, value = text.partition("=")
+    if sep and name:
+        labels[name] = value
+        doc.places[at + ("metadata", "labels", name)] = (i + 1, 1)
+
+
+def _taint(taints: list, text: str, doc: TextDoc, at: tuple, i: int) -> None:
+    """key=value:Effect or key:Effect, as describe prints a taint."""
+    if not text or text == "<none>":
+        return
+    head, _, effect = text.rpartition(":")
+    key, sep, value = head.partition("=")
+    taint = {"key": key, "effect": effect}
+    if sep:
+        taint["value"] = value
+    doc.places[at + ("spec", "taints", len(taints))] = (i + 1, 1)
+    taints.append(taint)
+
+
+def _conditions(lines: list[str], i: int, end: int, out: list, doc: TextDoc, at: tuple) -> int:
+    """The Conditions table: a header (Type, Status, ...), a rule of dashes, then one row per condition; columns
+    are separated by two or more spaces, as kubectl's tab writer pads them."""
+    header: list[str] = []
+    while i < end and (lines[i].startswith((" ", "\t")) or not lines[i].strip()):
+        cells = [c for c in _COLUMNS.split(lines[i].strip()) if c]
+        if not cells or set("".join(cells)) <= set("- "):
+            i += 1
+            continue
+        if not header:
+            header = cells
+            i += 1
+            continue
+        row = dict(zip(header, cells))
+        if "Type" in row and "Status" in row:
+            condition = {"type": row["Type"], "status": row["Status"]}
+            for name in ("Reason", "Message"):
+                if row.get(name):
+                    condition[name.lower()] = row[name]
+            doc.places[at + ("status", "conditions", len(out))] = (i + 1, 3)
+            out.append(condition)
+        i += 1
+    return i
+
+
+_JQ_LINE = re.compile(r'^\s*"([^"]+)"\s*:\s*("(?:[^"\\]|\\.)*"|true|false|null|-?\d+(?:\.\d+)?)\s*,?\s*$')
+
+
+def looks_like_jq_lines(text: str) -> bool:
+    """Lines of a JSON object without its braces, as people copy them out of `jq .metadata.labels` output."""
+    lines = [line for line in text.splitlines() if line.strip() and line.strip() not in ("{", "}")]
+    return bool(lines) and not text.lstrip().startswith("{") and all(_JQ_LINE.match(line) for line in lines)
+
+
+def read_jq_lines(text: str) -> dict:
+    """The lines as the JSON object they were cut from."""
+    import json
+
+    body = ",".join(f"{json.dumps(m.group(1))}: {m.group(2)}"
+                    for m in (_JQ_LINE.match(line) for line in text.splitlines()) if m)
+    return json.loads("{" + body + "}")
+
+
+def read_show_labels(text: str, shown: str) -> tuple[list[dict], TextDoc]:
+    """`kubectl get nodes --show-labels`: a node per row, its labels comma-separated in the last column."""
+    doc = TextDoc(shown)
+    nodes: list[dict] = []
+    header = None
+    for i, line in enumerate(text.splitlines()):
+        if header is None:
+            if _SHOW_LABELS.match(line.strip()):
+                header = line
+            continue
+        cells = line.split()
+        if len(cells) < 6:
+            continue
+        at = ("items", len(nodes))
+        labels = {}
+        for pair in cells[-1].split(","):
+            name, sep, value = pair.partition("=")
+            if sep and name:
+                labels[name] = value
+        ready = cells[1].split(",")[0]
+        node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": cells[0], "labels": labels}}
+        if ready in ("Ready", "NotReady"):
+            node["status"] = {"conditions": [{"type": "Ready", "status": "True" if ready == "Ready" else "False"}]}
+        if "SchedulingDisabled" in cells[1]:
+            node["spec"] = {"unschedulable": True}
+        doc.places[at] = (i + 1, 1)
+        nodes.append(node)
+    return nodes, doc

@@ -1,0 +1,195 @@
+"""How `gengpu check` ties nodes it did not label to pools, and reads node states as people paste them."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+import snapshots
+
+REPO = Path(__file__).resolve().parent.parent
+
+TWO_POOLS = """apiVersion: gengpu.dev/v1alpha1
+kind: GPUProfile
+metadata:
+  name: two
+spec:
+  platform: eks
+  region: us-east-1
+  kubernetesVersion: "1.33"
+  operator:
+    version: v26.7.0
+  nodePools:
+    - name: l4
+      gpu: L4
+      gpusPerNode: 1
+      instanceTypes: [g6.xlarge]
+      limits: {gpus: 8}
+      sharing:
+        mode: time-slicing
+        replicas: 4
+    - name: a100
+      gpu: A100-40GB
+      gpusPerNode: 8
+      instanceTypes: [p4d.24xlarge]
+      limits: {gpus: 16}
+  quotas: {L-DB2E81BA: 100, L-417A185B: 384}
+  argocd:
+    repoURL: https://github.com/example/gitops.git
+"""
+
+
+def node(name: str, labels: dict, capacity: dict) -> dict:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+            "status": {"capacity": capacity, "allocatable": capacity,
+                       "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+def check(run, tmp_path, profile: str, snapshot: str, *args):
+    (tmp_path / "p.yaml").write_text(profile)
+    (tmp_path / "snap.txt").write_text(snapshot)
+    result = run("check", "p.yaml", "--snapshot", "snap.txt", "--output", "json", *args, cwd=tmp_path)
+    return result.exit_code, [(f["rule"], f["message"]) for f in json.loads(result.stdout)["findings"]
+                              if f["severity"] != "info"]  # (what a paste lacks: held by the states corpus)
+
+
+def test_nodes_without_pool_labels_are_tied_by_their_gpus(run, tmp_path):
+    """Hand-made node groups: no gengpu or provisioner label. GFD's product (in an older spelling too) and count
+    say which pool each node is; the L4 node's sharing that never applied is found at its pool."""
+    items = [node("l4-node", {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "1"},
+                  {"nvidia.com/gpu": "1"}),
+             node("a100-node", {"nvidia.com/gpu.product": "A100-SXM4-40GB", "nvidia.com/gpu.count": "8"},
+                  {"nvidia.com/gpu": "8"})]
+    code, found = check(run, tmp_path, TWO_POOLS, yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    assert (code, found) == (1, [("node-gpus-not-advertised", "node l4-node (pool l4): nvidia.com/gpu is 1, one per "
+                                  "GPU, the profile promises 4 (1 GPU(s) x 4 time-slicing replicas): the sharing "
+                                  "config did not apply")])
+
+
+def test_a_node_no_pool_fits_is_named_with_why(run, tmp_path):
+    items = [node("h100-node", {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.count": "8"},
+                  {"nvidia.com/gpu": "8"})]
+    code, found = check(run, tmp_path, TWO_POOLS, yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    assert (code, found) == (1, [("snapshot-cluster-mismatch", "no node of snap.txt belongs to a pool of two (1 "
+                                  "node(s), 1 with GPUs): is it a snapshot of another cluster? (node h100-node: "
+                                  "nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3, pool l4 has L4; "
+                                  "nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3, pool a100 has A100-40GB)")])
+    beside = [node("l4-node", {"nvidia.com/gpu.product": "NVIDIA-L4"}, {"nvidia.com/gpu": "4"}),
+              node("h100-node", {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}, {"nvidia.com/gpu": "8"})]
+    code, found = check(run, tmp_path, TWO_POOLS, yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": beside}))
+    assert (code, found) == (0, [("node-unclaimed", "node h100-node has GPUs but belongs to no pool of profile two: "
+                                  "nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3, pool l4 has L4; "
+                                  "nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3, pool a100 has A100-40GB")])
+
+
+def test_a_pool_node_selector_and_pool_option(run, tmp_path):
+    """nodeSelector ties nodes of a node group gengpu does not create; --pool puts every GPU node in one pool."""
+    profile = TWO_POOLS.replace("      gpu: A100-40GB\n", "      gpu: A100-40GB\n      nodeSelector: {rack: r7}\n")
+    bare = node("bare", {"rack": "r7"}, {"nvidia.com/gpu": "7"})  # no GFD: only the selector says what it is
+    code, found = check(run, tmp_path, profile, yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [bare]}))
+    assert (code, found) == (1, [("node-gpus-missing", "node bare (pool a100): nvidia.com/gpu is 7, the profile "
+                                  "promises 8 (8 GPU(s)): 1 of 8 GPU(s) are not registered (not seen by the driver)")])
+    plain = node("plain", {"nvidia.com/gpu.present": "true"}, {"nvidia.com/gpu": "4"})
+    two = [plain, node("other", {"nvidia.com/gpu.present": "true"}, {"nvidia.com/gpu": "4"})]
+    code, found = check(run, tmp_path, TWO_POOLS, yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": two}))
+    assert [r for r, _ in found] == ["snapshot-cluster-mismatch"]  # both pools fit nodes that say nothing
+    assert found[0][1].endswith("(node plain: pools l4 and a100 both fit its GPUs: give the pools a nodeSelector, or "
+                                "check with --pool; node other: pools l4 and a100 both fit its GPUs: give the pools a "
+                                "nodeSelector, or check with --pool)")
+    code, found = check(run, tmp_path, TWO_POOLS, yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": two}),
+                        "--pool", "l4")
+    assert (code, found) == (0, [])
+    result = run("check", "p.yaml", "--snapshot", "snap.txt", "--pool", "h100", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (2, "gengpu: error: --pool h100: no profile has a pool of that name "
+                                                    "(a100, l4)\n")
+
+
+DESCRIBE = """$ kubectl describe node gpu-a gpu-b
+Name:               gpu-a
+Roles:              <none>
+Labels:             beta.kubernetes.io/arch=amd64
+                    nvidia.com/gpu.product=NVIDIA-L4-SHARED
+                    nvidia.com/gpu.replicas=4
+Annotations:        node.alpha.kubernetes.io/ttl: 0
+Taints:             nvidia.com/gpu=present:NoSchedule
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  MemoryPressure   False   Mon, 01 Jun 2026 10:00:00 +0000   Mon, 01 Jun 2026 10:00:00 +0000   KubeletHasSufficientMemory   kubelet has sufficient memory available
+  Ready            True    Mon, 01 Jun 2026 10:00:00 +0000   Mon, 01 Jun 2026 10:00:00 +0000   KubeletReady                 kubelet is posting ready status
+Capacity:
+  cpu:                4
+  nvidia.com/gpu:     4
+Allocatable:
+  cpu:                3920m
+  nvidia.com/gpu:     2
+Events:             <none>
+Name:               gpu-b
+Labels:             nvidia.com/gpu.product=NVIDIA-L4-SHARED
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  Ready            False   Mon, 01 Jun 2026 10:00:00 +0000   Mon, 01 Jun 2026 10:00:00 +0000   KubeletNotReady              container runtime network not ready
+Capacity:
+  nvidia.com/gpu:     4
+Allocatable:
+  nvidia.com/gpu:     4
+"""
+
+
+def test_kubectl_describe_output_as_pasted(run, tmp_path):
+    """Two nodes of `kubectl describe node`, prompt line and all: their labels, conditions and counts are read, and
+    findings point at the pasted text's lines where they are about the paste."""
+    code, found = check(run, tmp_path, TWO_POOLS, DESCRIBE)
+    assert (code, found) == (1, [
+        ("node-gpus-unhealthy", "node gpu-a (pool l4): 2 of 4 nvidia.com/gpu are unhealthy (allocatable 2 < capacity 4)"),
+        ("node-not-ready", "node gpu-b (pool l4): is not Ready (Ready is False) (KubeletNotReady: container runtime "
+                           "network not ready)")])
+
+
+def test_show_labels_jq_lines_and_a_conditions_list(run, tmp_path):
+    shown = ("NAME    STATUS     ROLES    AGE   VERSION   LABELS\n"
+             "gpu-a   NotReady   <none>   3d    v1.33.1   kubernetes.io/hostname=gpu-a,nvidia.com/gpu.product=NVIDIA-L4,"
+             "nvidia.com/gpu.replicas=1\n")
+    code, found = check(run, tmp_path, TWO_POOLS, shown)
+    assert sorted(f for f in found if f[0] != "snapshot-object-partial") == [
+        ("node-not-ready", "node gpu-a (pool l4): is not Ready (Ready is False)"),
+        ("node-sharing-config-mismatch", "node gpu-a (pool l4): GPU Feature Discovery reports nvidia.com/gpu.replicas=1, "
+                                         "the pool shares each GPU 4 ways: the node runs an older or another sharing "
+                                         "config")]
+    jq = '"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB",\n"nvidia.com/gpu-driver-upgrade-state": "upgrade-failed"\n'
+    code, found = check(run, tmp_path, TWO_POOLS, jq)
+    assert found == [("node-driver-upgrade-failed", "node (pasted labels) (pool a100): nvidia.com/gpu-driver-upgrade-state "
+                      "is upgrade-failed: the GPU Operator's driver upgrade gave up on the node, which stays cordoned or "
+                      "on the old driver")]
+    conditions = "- type: Ready\n  status: 'True'\n- type: GPUMissing\n  status: 'True'\n  reason: NvidiaGpuMissing\n"
+    one = TWO_POOLS[:TWO_POOLS.index("    - name: a100")] + "  argocd:\n    repoURL: https://github.com/example/gitops.git\n"
+    code, found = check(run, tmp_path, one.replace("L-DB2E81BA: 100, L-417A185B: 384", "L-DB2E81BA: 100"), conditions)
+    assert found == [("node-gpu-condition", "node (pasted node) (pool l4): condition GPUMissing is True (NvidiaGpuMissing)")]
+
+
+def test_stock_configs_and_the_cluster_wide_default_are_judged_by_what_they_do(run, tmp_path):
+    """NVIDIA's stock all-balanced on eks-h100-mig (whose layout it is) and a node with no config label under a
+    ClusterPolicy whose default config holds the pool's MPS: both healthy, whatever they are called."""
+    mig = REPO / "profiles" / "eks-h100-mig.yaml"
+    snap = snapshots.healthy(mig.read_text())
+    for item in snap["items"]:
+        if item["kind"] == "Node" and item["metadata"]["labels"].get("nvidia.com/mig.config"):
+            item["metadata"]["labels"]["nvidia.com/mig.config"] = "all-balanced"
+    shutil.copy(mig, tmp_path / mig.name)
+    (tmp_path / "snap.yaml").write_text(snapshots.dump(snap))
+    result = run("check", mig.name, "--snapshot", "snap.yaml", "--output", "json", cwd=tmp_path)
+    assert (result.exit_code, json.loads(result.stdout)["findings"]) == (0, [])
+    mps = REPO / "profiles" / "eks-l4-mps.yaml"
+    snap = snapshots.healthy(mps.read_text())
+    for item in snap["items"]:
+        if item["kind"] == "Node":
+            item["metadata"]["labels"].pop("nvidia.com/device-plugin.config", None)
+        if item["kind"] == "ClusterPolicy":
+            item["spec"]["devicePlugin"]["config"]["default"] = "l4-mps"  # one config for every node, no label
+    shutil.copy(mps, tmp_path / mps.name)
+    (tmp_path / "snap.yaml").write_text(snapshots.dump(snap))
+    result = run("check", mps.name, "--snapshot", "snap.yaml", "--output", "json", cwd=tmp_path)
+    assert (result.exit_code, json.loads(result.stdout)["findings"]) == (0, [])

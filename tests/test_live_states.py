@@ -1,0 +1,51 @@
+"""`gengpu check` on real GPU node states as their sources show them (tests/live-corpus/states.yaml): each file
+checked as pasted, against the profile a team would write for that cluster, and held to the errors and warnings
+its upstream verdict implies. The verdicts and expectations were written before gengpu ran on the files."""
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+CORPUS = Path(__file__).resolve().parent / "live-corpus"
+STATES = yaml.safe_load((CORPUS / "states.yaml").read_text())["states"]
+NODE = re.compile(r"^node (.+?)(?: \(pool [^)]*\))?: ")
+
+
+def test_every_state_has_its_file_provenance_and_verdict():
+    listed = {e["file"] for e in STATES}
+    assert listed == {f"states/{p.name}" for p in (CORPUS / "states").iterdir()}
+    for entry in STATES:
+        assert entry["source"]["url"].startswith("https://") and entry["reason"]
+        assert entry["verdict"] in ("healthy", "broken")
+        assert (entry["verdict"] == "healthy") == (entry["expect"] == []), entry["file"]
+        assert (CORPUS / "profiles" / entry["profile"]).is_file()
+
+
+def _where(finding: dict) -> str:
+    """The node a finding names, else the object it is about."""
+    m = NODE.match(finding["message"])
+    return m.group(1) if m else finding["message"].split(":")[0]
+
+
+@pytest.mark.parametrize("entry", STATES, ids=[Path(e["file"]).stem for e in STATES])
+def test_each_state_as_pasted(run, tmp_path, entry):
+    shutil.copy(CORPUS / "profiles" / entry["profile"], tmp_path / entry["profile"])
+    shutil.copy(CORPUS / entry["file"], tmp_path / Path(entry["file"]).name)
+    result = run("check", entry["profile"], "--snapshot", Path(entry["file"]).name, *entry.get("args", []),
+                 "--output", "json", cwd=tmp_path)
+    findings = json.loads(result.stdout)["findings"]
+    got = sorted([f["rule"], f["severity"], _where(f)] for f in findings if f["severity"] != "info")
+    assert got == sorted(entry["expect"]), [f["message"] for f in findings]
+    assert result.exit_code == (1 if any(s == "error" for _, s, _ in entry["expect"]) else 0)
+
+
+def test_the_corpus_figure():
+    """Printed for the closing note: how many states, healthy and broken, from how many sources."""
+    broken = sum(e["verdict"] == "broken" for e in STATES)
+    sources = {e["source"]["url"].split("#")[0] for e in STATES}
+    print(f"\nlive states: {len(STATES)} real states ({len(STATES) - broken} healthy, {broken} broken) from "
+          f"{len(sources)} sources")

@@ -202,7 +202,7 @@ def _pool(index: int, data: dict) -> NodePool:
         name=data["name"],
         gpus=tuple(data["gpu"]) if isinstance(data["gpu"], list) else (data["gpu"],),
         gpus_per_node=data.get("gpusPerNode"),
-        instance_types=tuple(data["instanceTypes"]),
+        instance_types=tuple(data.get("instanceTypes", ())),
         capacity_types=tuple(data.get("capacityTypes", ["on-demand"])),
         provisioner=data.get("provisioner", "managed"),
         taints=tuple(Taint(t["key"], t["effect"], t.get("value")) for t in data.get("taints", DEFAULT_TAINTS)),
@@ -231,7 +231,7 @@ def build_profile(data: dict, source: str) -> Profile:
         name=data["metadata"]["name"],
         description=data["metadata"].get("description", ""),
         platform=spec["platform"],
-        region=spec["region"],
+        region=spec.get("region", ""),
         zones=tuple(spec.get("zones", [])),
         kubernetes_version=spec["kubernetesVersion"],
         operator=Operator(

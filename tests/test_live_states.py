@@ -49,3 +49,5 @@ def test_the_corpus_figure():
     sources = {e["source"]["url"].split("#")[0] for e in STATES}
     print(f"\nlive states: {len(STATES)} real states ({len(STATES) - broken} healthy, {broken} broken) from "
           f"{len(sources)} sources")
+    readme = (CORPUS.parent.parent / "README.md").read_text()
+    assert f"`tests/live-corpus/states.yaml` holds {len(STATES)} node states" in readme.replace("\n", " ")

@@ -44,7 +44,7 @@ CASES = [
     ("missing-argocd", ("  argocd:\n    repoURL: https://github.com/example/gitops.git\n", ""),
      ["5:1: error profile-schema missing required field 'argocd' in 'spec'"]),
     ("bad-platform-enum", ("platform: eks", "platform: openshift"),
-     ["6:13: error profile-schema 'spec.platform': 'openshift' is not one of ['eks', 'gke', 'gke-autopilot', 'aks']"]),
+     ["6:13: error profile-schema 'spec.platform': 'openshift' is not one of ['eks', 'gke', 'gke-autopilot', 'aks', 'kubernetes']"]),
     ("bad-sharing-mode", ("mode: time-slicing", "mode: timeslicing"),
      ["15:15: error profile-schema 'spec.nodePools[0].sharing.mode': 'timeslicing' is not one of "
       "['none', 'time-slicing', 'mps', 'mig']"]),

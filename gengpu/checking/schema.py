@@ -82,6 +82,23 @@ def _message(error, path) -> str:
     return f"'{field}': {error.message}"
 
 
+def _forbidden_by(error, schema: dict, data) -> str:
+    """What forbids a field (a false schema under an if/then): the profile's platform, or the pool's sharing mode."""
+    node, condition = schema, None
+    for part in error.absolute_schema_path:
+        if isinstance(node, dict) and part in ("then", "else"):
+            condition = node.get("if")
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            break
+    if condition is not None and "platform" in str(condition):
+        spec = data.get("spec") if isinstance(data, dict) else None
+        platform = spec.get("platform") if isinstance(spec, dict) else None
+        return f"on platform {platform}" if isinstance(platform, str) else "on this platform"
+    return "with this sharing mode"
+
+
 def _walk(errors):
     """Flatten allOf and anyOf wrappers so each leaf error stands on its own."""
     for error in errors:
@@ -219,7 +236,8 @@ def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, un
                     path = path + (keys[0],)
             line, col = doc.position(path, key=True)
             findings.append(Finding(doc.file, line, col, "error", rule,
-                                    f"'{_dotted(path)}' is not allowed with this sharing mode", "remove it"))
+                                    f"'{_dotted(path)}' is not allowed {_forbidden_by(error, validator.schema, data)}",
+                                    "remove it"))
             continue
         line, col = doc.position(path, key=error.validator == "required")
         written = doc.written(path) if error.validator == "type" and doc.node is not None else None

@@ -93,7 +93,7 @@ def catalog_gpus(gpu, fmt):
 
 
 @catalog.command("clouds")
-@click.argument("platform", required=False, type=click.Choice(["eks", "gke", "gke-autopilot", "aks"]))
+@click.argument("platform", required=False, type=click.Choice(["eks", "gke", "gke-autopilot", "aks", "kubernetes"]))
 @click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @guarded
 def catalog_clouds(platform, fmt):
@@ -114,6 +114,8 @@ def catalog_clouds(platform, fmt):
         if p == "gke-autopilot":
             return [[acc, "", ", ".join(map(str, counts)), ""]
                     for acc, counts in clouds["gke"]["autopilot"]["allowedCounts"].items()]
+        if p == "kubernetes":
+            return []  # nodes you bring: any GPU of `gengpu catalog gpus`, gpusPerNode as the pool states it
         return [[v, s["gpu"], s["gpus"] if "fraction" not in s else f"{s['fraction']} of 1",
                  f"retired {s['retired']}" if s.get("retired") else ""] for v, s in clouds["aks"]["vmSizes"].items()]
 
@@ -226,9 +228,48 @@ def mig_layouts(model, fmt):
     click.echo(f"\n{len(layouts)} maximal layouts for {gpu_id}.")
 
 
-@click.group(name="import")
-def import_():
-    """Turn existing manifests into profile parts."""
+@click.group(name="import", invoke_without_command=True)
+@click.option("--snapshot", "snapshot_file", default=None, type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the profile a cluster implies, from its snapshot (gengpu snapshot, kubectl get nodes -o "
+              "yaml, kubectl describe nodes); - for standard input.")
+@click.option("--context", default=None, help="... or from the live cluster of this kubeconfig context (read-only).")
+@click.option("--name", default="imported", show_default=True, help="metadata.name of the profile.")
+@click.option("-o", "--output-file", default=None, type=click.Path(dir_okay=False),
+              help="Write it to this new file (default: standard output); an existing file is never overwritten.")
+@click.pass_context
+@guarded
+def import_(ctx, snapshot_file, context, name, output_file):
+    """Turn what a team already runs into a profile, or existing manifests into profile parts.
+
+    \b
+    gengpu import --snapshot nodes.yaml -o profiles/prod.yaml
+    gengpu import --context prod --name prod
+    gengpu import karpenter-provisioner provisioner.yaml
+
+    With --snapshot or --context: one pool per node group (the provisioner's or cloud's pool label), else per kind
+    of GPU node (GPU Feature Discovery's product and count, with a nodeSelector); each pool's GPU, GPUs per node,
+    instance types, and the sharing or MIG layout its nodes advertise. What the nodes cannot say (limits, quotas,
+    the repository Argo CD syncs) is left as a comment to act on. Exit 1 when the profile still needs a field.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from gengpu import reporting
+    from gengpu.findings import UsageError
+    from gengpu.names import problem
+    from gengpu.pipeline import adopt as flow
+
+    if (snapshot_file is None) == (context is None):
+        raise UsageError("give --snapshot FILE or --context NAME (or a subcommand: gengpu import --help)")
+    if problem(name, "--name"):
+        raise UsageError(problem(name, "--name"))
+    result = flow.adopt(snapshot_file, context, name, output_file)
+    if result.text is not None and output_file is None:
+        click.echo(result.text, nl=False)
+    if result.findings:
+        click.echo(reporting.text(result.findings), err=True)
+    if output_file is not None and result.text is not None:
+        click.echo(f"wrote {output_file}", err=True)
+    sys.exit(reporting.exit_code(result.findings, False))
 
 
 @import_.command("karpenter-provisioner")

@@ -10,7 +10,7 @@ import shlex
 
 from gengpu import catalog, overlay_files
 from gengpu.cluster import gpu_counts, mig_layout, nap_gpu_needs, nap_named_limits
-from gengpu.compiling import nodes
+from gengpu.compiling import nodes, own_nodes
 from gengpu.model import NodePool, Profile
 
 DEFAULT_AMI_ALIAS = "al2023@v20260917"
@@ -357,6 +357,9 @@ def kubernetes_objects(profile: Profile) -> dict[str, list[dict]]:
 def side_files(profile: Profile) -> dict[str, object]:
     """Files beside the overlay, outside the kustomization: scripts and cloud CLI configs."""
     files: dict[str, object] = {}
+    if profile.platform == "kubernetes":
+        for pool in profile.node_pools:
+            files[f"label-nodes-{pool.name}.sh"] = own_nodes.label_script(profile, pool)
     if profile.platform == "aks":
         for pool in profile.node_pools:
             if pool.provisioner == "managed":

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 # describe prints "Key:" at column 0, its value aligned after it; continuation lines of a multi-value key are
 # indented to that column (Labels, Annotations, Taints), and sections (Capacity, Conditions ...) are indented by two.
 _TOP = re.compile(r"^([A-Z][A-Za-z -]*?):(?:\s+(.*))?$")
-_SECTION_ENTRY = re.compile(r"^\s+([^\s:][^:]*?):\s*(\S.*)?$")
+# (indented as kubectl prints them; a grep or a docs page may have lost the indent)
+_SECTION_ENTRY = re.compile(r"^\s*([^\s:][^:]*?):\s*(\S.*)?$")
 _COLUMNS = re.compile(r"\s{2,}")
-_ELISION = re.compile(r"^\s*(\.{2,}|…)\s*$")
+_ELISION = re.compile(r"^\s*(\.{2,}|…|\[(\.{3}|…)\])\s*$")
 _SHOW_LABELS = re.compile(r"^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION(\s+\S+)*\s+LABELS\s*$")
 
 
@@ -44,6 +45,8 @@ def looks_like_describe(text: str) -> bool:
     """Whether the text is `kubectl describe node` output: a `Name:` line followed by describe's own keys, or (a
     paste cut above its name) one of those keys at the start of a line with its indented entries below."""
     lines = text.splitlines()
+    if any(re.match(r"^Kind:\s+(?!Node\s*$)\S", line) or line.startswith("Namespace:") for line in lines):
+        return False  # describe of another kind: a Kind line (custom resources) or a namespace (a node has none)
     names = [i for i, line in enumerate(lines) if line.startswith("Name:")]
     if names:
         return any(line.startswith(_DESCRIBE_KEYS) for line in lines[names[0]:names[0] + 400])
@@ -130,7 +133,8 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
             entry = _SECTION_ENTRY.match(line)
             if entry and entry.group(2) is not None:
                 name = entry.group(1).strip()
-                status[key.lower()][name] = entry.group(2).strip()
+                # a quantity is one word: what follows is the paster's note ("7   <=== here")
+                status[key.lower()][name] = entry.group(2).split()[0]
                 doc.places[at + ("status", key.lower(), name)] = (i + 1, len(line) - len(line.lstrip()) + 1)
         i += 1
     for section in ("capacity", "allocatable"):
@@ -190,13 +194,17 @@ def _conditions(lines: list[str], i: int, end: int, out: list, doc: TextDoc, at:
     return i
 
 
+_LABEL_LINE = re.compile(r"^\s*((?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9][-A-Za-z0-9_.]*)=(\S*)\s*$")
+_PROMPT = re.compile(r"^\s*(\$|#|>|\.{2,}|…|\[(\.{3}|…)\]|[a-z]+@[^ ]+[$#])|kubectl |\boc (get|describe)\b")
 _JQ_LINE = re.compile(r'^\s*"([^"]+)"\s*:\s*("(?:[^"\\]|\\.)*"|true|false|null|-?\d+(?:\.\d+)?)\s*,?\s*$')
 
 
 def looks_like_jq_lines(text: str) -> bool:
     """Lines of a JSON object without its braces, as people copy them out of `jq .metadata.labels` output."""
     lines = [line for line in text.splitlines() if line.strip() and line.strip() not in ("{", "}")]
-    return bool(lines) and not text.lstrip().startswith("{") and all(_JQ_LINE.match(line) for line in lines)
+    entries = [line for line in lines if _JQ_LINE.match(line)]
+    return bool(entries) and not text.lstrip().startswith("{") and \
+        all(_JQ_LINE.match(line) or _PROMPT.search(line) for line in lines)
 
 
 def read_jq_lines(text: str) -> dict:
@@ -206,6 +214,18 @@ def read_jq_lines(text: str) -> dict:
     body = ",".join(f"{json.dumps(m.group(1))}: {m.group(2)}"
                     for m in (_JQ_LINE.match(line) for line in text.splitlines()) if m)
     return json.loads("{" + body + "}")
+
+
+def looks_like_label_lines(text: str) -> bool:
+    """Label lines as `kubectl describe node | grep nvidia` prints them: key=value, one per line (indented or
+    not), with the command that made them and elisions around."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    labels = [line for line in lines if _LABEL_LINE.match(line)]
+    return bool(labels) and all(_LABEL_LINE.match(line) or _PROMPT.search(line) for line in lines)
+
+
+def read_label_lines(text: str) -> dict:
+    return {m.group(1): m.group(3) for m in map(_LABEL_LINE.match, text.splitlines()) if m}
 
 
 def read_show_labels(text: str, shown: str) -> tuple[list[dict], TextDoc]:

@@ -122,13 +122,14 @@ def load(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
                 snap.add(Item(obj, where, ("items", i)))
             snap.captured.add("nodes")
             return snap, _no_node(snap, shown)
-    if pasted.looks_like_jq_lines(text):
-        node = _kindless_node(pasted.read_jq_lines(text))
+    for looks, read in ((pasted.looks_like_jq_lines, pasted.read_jq_lines),
+                        (pasted.looks_like_label_lines, pasted.read_label_lines)):
+        node = _kindless_node(read(text)) if looks(text) else None
         if node is not None:
             snap = Snapshot(shown)
             snap.add(Item(node, pasted.TextDoc(shown), ()))
             return snap, []
-    docs, findings = load_bytes(raw, shown)
+    docs, findings = load_bytes(_without_prompt(raw), shown)
     if findings:
         return None, findings
     snap = Snapshot(shown)
@@ -168,12 +169,39 @@ def load(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
     return snap, findings + _no_node(snap, shown)
 
 
+_COMMAND = re.compile(rb"^\s*([$%>]\s|\S+@\S+[$#%]\s)|^\s*(kubectl|oc)\s")
+
+
+def _without_prompt(raw: bytes) -> bytes:
+    """The pasted YAML or JSON without the shell command lines above it (`$ kubectl get node x -o yaml`), blanked
+    rather than removed so that lines keep their numbers."""
+    lines = raw.split(b"\n")
+    i = 0
+    while i < len(lines) and (not lines[i].strip() or _COMMAND.match(lines[i])):
+        lines[i] = b""
+        i += 1
+    return b"\n".join(lines)
+
+
 def _no_node(snap: Snapshot, shown: str) -> list[Finding]:
     if snap.nodes:
         return []
     return [Finding(shown, 1, 1, "error", "snapshot-incomplete",
                     "the snapshot holds no Node: nothing to check the profiles' promises against",
                     "capture nodes too: `gengpu snapshot` or `kubectl get nodes,... -o yaml`")]
+
+
+_STATUS_KEYS = {"capacity", "allocatable", "conditions", "addresses", "daemonEndpoints", "nodeInfo", "images",
+                "volumesAttached", "volumesInUse", "phase", "config", "runtimeHandlers", "features"}
+_BUILTIN_RESOURCES = {"cpu", "memory", "pods", "ephemeral-storage"}
+# The resource names NVIDIA's device plugin registers (GFD's labels of the same prefixes carry a further suffix)
+_GPU_RESOURCE = re.compile(r"^nvidia\.com/(gpu|gpu\.shared|mig-\d+g\.\d+gb(\.me|\.gfx|-me)?)$")
+
+
+def _is_resources(data: dict) -> bool:
+    keys = {str(k) for k in data}
+    return bool(keys) and all(not isinstance(v, (dict, list)) for v in data.values()) and (
+        bool(keys & _BUILTIN_RESOURCES) or all(_GPU_RESOURCE.match(k) for k in keys))
 
 
 _LABEL_KEY = re.compile(r"^([a-z0-9.-]+/)?[A-Za-z0-9][-A-Za-z0-9_.]*$")
@@ -188,6 +216,11 @@ def _kindless_node(data: dict) -> dict | None:
     if set(data) == {"status"} and isinstance(data["status"], dict) and \
             {"capacity", "allocatable"} & set(data["status"]):
         return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "(pasted node)"}, **data}
+    if {"capacity", "allocatable"} & set(data) and set(data) <= _STATUS_KEYS:  # status's fields, without status:
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "(pasted node)"}, "status": data}
+    if _is_resources(data):  # `kubectl get node -o jsonpath={.status.capacity}`: taken as capacity (>= allocatable)
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "(pasted node)"},
+                "status": {"capacity": {str(k): str(v) for k, v in data.items()}}}
     keys = [str(k) for k in data]
     if keys and all(_LABEL_KEY.match(k) and not isinstance(v, (dict, list)) for k, v in data.items()) and \
             any(k.startswith(("nvidia.com/", "kubernetes.io/", "node.kubernetes.io/", "beta.kubernetes.io/"))

@@ -38,13 +38,14 @@ def _catalog():
         "aks": list(clouds["aks"]["vmSizes"]),
     }
     types["gke-autopilot"] = types["gke"]
+    types["kubernetes"] = []  # nodes you bring: no instance types
     gpus = catalog.gpus()
     mig = {g: list((spec.get("mig") or {}).get("profiles", {})) for g, spec in gpus.items()}
     return sorted(gpus), types, mig, sorted(RULES)
 
 
 PROVISIONERS = {"eks": ["karpenter", "managed"], "gke": ["managed", "node-auto-provisioning"],
-                "gke-autopilot": ["autopilot"], "aks": ["managed", "node-auto-provisioning"]}
+                "gke-autopilot": ["autopilot"], "aks": ["managed", "node-auto-provisioning"], "kubernetes": ["managed"]}
 
 
 @st.composite
@@ -53,13 +54,16 @@ def pools(draw, platform: str, index: int):
     from gengpu import catalog
 
     gpus, types, mig, _ = _catalog()
-    machine = draw(st.sampled_from(types[platform]))
-    carried = (catalog.instance_type(platform if platform != "gke-autopilot" else "gke", machine) or {}).get("gpu")
+    machine = draw(st.sampled_from(types[platform])) if types[platform] else None
+    carried = (catalog.instance_type(platform if platform != "gke-autopilot" else "gke", machine) or {}).get("gpu") \
+        if machine else None
     gpu = carried if carried and draw(st.integers(0, 4)) else draw(st.sampled_from(gpus + ["Z9-unknown"]))
     provisioner = draw(st.sampled_from(PROVISIONERS[platform] if draw(st.integers(0, 4)) else
                                        _enum("$defs", "nodePool", "properties", "provisioner")))
-    pool = {"name": f"p{index}", "gpu": gpu, "instanceTypes": [machine], "provisioner": provisioner}
-    if draw(st.booleans()):
+    pool = {"name": f"p{index}", "gpu": gpu, "provisioner": provisioner}
+    if machine:
+        pool["instanceTypes"] = [machine]
+    if draw(st.booleans()) or not machine:  # nodes you bring state their GPUs per node
         pool["gpusPerNode"] = draw(st.integers(1, 16))
     if draw(st.booleans()):
         pool["capacityTypes"] = draw(st.lists(st.sampled_from(["spot", "on-demand"]), min_size=1, max_size=2,
@@ -92,9 +96,10 @@ def pools(draw, platform: str, index: int):
 def profiles(draw):
     _, _, _, rules = _catalog()
     platform = draw(st.sampled_from(_enum("properties", "spec", "properties", "platform")))
-    region = {"eks": "us-east-1", "gke": "us-central1", "gke-autopilot": "us-central1", "aks": "eastus"}[platform]
+    region = {"eks": "us-east-1", "gke": "us-central1", "gke-autopilot": "us-central1", "aks": "eastus"}.get(platform)
     count = draw(st.integers(1, 3))
-    spec = {"platform": platform, "region": region, "kubernetesVersion": draw(st.sampled_from(["1.30", "1.33", "1.37"])),
+    spec = {"platform": platform, **({"region": region} if region else {}),
+            "kubernetesVersion": draw(st.sampled_from(["1.30", "1.33", "1.37"])),
             "nodePools": [draw(pools(platform, i)) for i in range(count)],
             "argocd": {"repoURL": "https://github.com/example/gitops.git"}}
     if draw(st.booleans()):

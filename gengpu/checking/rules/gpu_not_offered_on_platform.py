@@ -3,6 +3,8 @@ from gengpu.checking.rules.base import Hit, Rule, gpu_path
 
 
 def check(profile, ctx=None):
+    if catalog.platforms()[profile.platform].get("anyGpu"):
+        return  # nodes you bring: any GPU the catalog knows
     offered = catalog.platform_gpus(profile.platform)
     for pool in profile.node_pools:
         for i, gpu_id in enumerate(pool.gpu_ids):

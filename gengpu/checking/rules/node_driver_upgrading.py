@@ -5,11 +5,21 @@ LABEL = "nvidia.com/gpu-driver-upgrade-state"
 DONE = {"upgrade-done", "upgrade-failed", ""}  # (failed: node-driver-upgrade-failed)
 
 
+PAUSED = "paused-for-driver-upgrade"
+
+
 def check(node, cluster):
+    if node.pool is None:
+        return
     state = node.labels.get(LABEL)
-    if node.pool is not None and state is not None and state not in DONE:
+    paused = sorted(k for k, v in node.labels.items() if k.startswith("nvidia.com/gpu.deploy.") and v == PAUSED)
+    if state is not None and state not in DONE:
         yield at_pool(node, f"{LABEL} is {state}: the GPU Operator is upgrading its driver; if the state does not "
                       "move on, the upgrade is stuck there")
+    elif paused and state != "upgrade-failed":
+        yield at_pool(node, f"{len(paused)} GPU operand(s) paused for a driver upgrade ({paused[0]}={PAUSED}"
+                      + (", ..." if len(paused) > 1 else "") + "): the node runs no device plugin until the new "
+                      "driver is up; if it stays so, the upgrade is stuck")
 
 
 RULE = Rule(
@@ -23,7 +33,9 @@ RULE = Rule(
     "maxUnavailable; the operator's log names what it waits for.",
     explanation="The upgrade controller moves each node through the states of nvidia.com/gpu-driver-upgrade-state "
     "one at a time, within maxParallelUpgrades and maxUnavailable. A node between upgrade-required and "
-    "uncordon-required is cordoned or about to be: it takes no new GPU pods until the upgrade is done.",
+    "uncordon-required is cordoned or about to be: it takes no new GPU pods until the upgrade is done. While the "
+    "driver pod restarts, the operator sets the GPU operands' deploy labels (nvidia.com/gpu.deploy.*) to "
+    "paused-for-driver-upgrade, so a paste of the labels alone shows the upgrade too.",
     source="NVIDIA/k8s-operator-libs pkg/upgrade (upgrade states); GPU Operator docs gpu-driver-upgrades",
     check=check,
     applies_to=LIVE_NODE,

@@ -1,15 +1,9 @@
+from gengpu import catalog
 from gengpu.checking.rules.base import Hit, Rule, pool_path
-
-ALLOWED = {
-    "eks": {"karpenter", "managed"},
-    "gke": {"node-auto-provisioning", "managed"},
-    "gke-autopilot": {"autopilot"},
-    "aks": {"node-auto-provisioning", "managed"},
-}
 
 
 def check(profile, ctx=None):
-    allowed = ALLOWED[profile.platform]
+    allowed = set(catalog.platforms()[profile.platform]["provisioners"])
     for pool in profile.node_pools:
         if pool.provisioner not in allowed:
             yield Hit(pool_path(pool, "provisioner"), f"nodePools[{pool.index}].provisioner is {pool.provisioner}, "

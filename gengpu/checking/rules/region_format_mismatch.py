@@ -11,6 +11,8 @@ def _table(platform):
 
 
 def check(profile, ctx=None):
+    if not profile.region:
+        return  # a platform without regions (kubernetes: nodes you bring)
     table = _table(profile.platform)
     if not re.match(table["region"], profile.region):
         yield Hit(("spec", "region"), f"spec.region '{profile.region}' is not a region name of "

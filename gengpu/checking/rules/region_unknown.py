@@ -15,6 +15,8 @@ def known_regions(platform: str) -> set[str]:
 
 
 def check(profile, ctx=None):
+    if not profile.region:
+        return  # a platform without regions (kubernetes: nodes you bring)
     table = catalog.clouds()["gke" if profile.platform == "gke-autopilot" else profile.platform]
     known = known_regions(profile.platform)
     if not known or profile.region in known or not re.match(table["region"], profile.region):

@@ -61,7 +61,7 @@ def write_snapshot(path: Path, text: str) -> None:
         head = path.read_bytes()[:4096]
         if b"gengpu.dev/snapshot-of" not in head:
             raise UsageError(f"{path} exists and is not a snapshot of gengpu's; give a new file name")
-    write_whole(path, text, 0o644)
+    write_whole(path, text, 0o600)  # a cluster's inventory: for its owner's eyes
 
 
 def write_profile(path: Path, expected: bytes, text: str) -> None:

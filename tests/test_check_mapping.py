@@ -193,3 +193,22 @@ def test_stock_configs_and_the_cluster_wide_default_are_judged_by_what_they_do(r
     (tmp_path / "snap.yaml").write_text(snapshots.dump(snap))
     result = run("check", mps.name, "--snapshot", "snap.yaml", "--output", "json", cwd=tmp_path)
     assert (result.exit_code, json.loads(result.stdout)["findings"]) == (0, [])
+
+
+def test_the_operator_alone_is_checked(run, tmp_path):
+    """`kubectl get clusterpolicy -o yaml` pasted without nodes: its status is judged against the one profile named
+    (the status is PR #1541's ReconcileFailed, as the operator writes it); with several profiles, which one is asked."""
+    policy = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
+              "status": {"state": "notReady", "namespace": "gpu-operator", "conditions": [
+                  {"type": "Ready", "status": "False", "reason": "Error", "message": ""},
+                  {"type": "Error", "status": "True", "reason": "ReconcileFailed",
+                   "message": "the device-plugin and DRA driver for GPUs cannot both be enabled in ClusterPolicy"}]}}
+    code, found = check(run, tmp_path, TWO_POOLS, yaml.safe_dump(policy))
+    assert (code, found) == (1, [("operator-not-ready", "ClusterPolicy cluster-policy is notReady, not ready "
+                                  "(ReconcileFailed: the device-plugin and DRA driver for GPUs cannot both be enabled "
+                                  "in ClusterPolicy)")])
+    (tmp_path / "q.yaml").write_text(TWO_POOLS.replace("name: two", "name: three"))
+    result = run("check", "p.yaml", "q.yaml", "--snapshot", "snap.txt", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (2, "gengpu: error: snap.txt holds no node, so which profile it "
+                                                    "belongs to cannot be told; name the profile (gengpu check "
+                                                    "PROFILE ...)\n")

@@ -176,3 +176,45 @@ def test_rightsize_reads_the_pools_of_a_live_clusters_nodes(cluster, run, tmp_pa
                   cwd=tmp_path)
     assert json.loads(live.stdout)["recommendations"] == json.loads(offline.stdout)["recommendations"]
     assert [r["verdict"] for r in json.loads(live.stdout)["recommendations"]] == ["mig", "keep"]
+
+
+def test_a_snapshot_keeps_what_the_checks_read_and_no_secret(cluster, run, tmp_path, monkeypatch):
+    """A GPU pod with env values, args and an annotation, and a node annotation, in the real API server: the
+    snapshot file holds none of them (only what the checks read), and is readable by its owner only."""
+    import os
+    import stat
+
+    server, client, api = cluster
+    _reset(client, api)
+    snap = snapshots.healthy(MPS.read_text())
+    snapshots.find(snap, "l4-mps-0")["metadata"]["annotations"] = {"example.com/token": "node-secret"}
+    _apply(client, api, snap)
+    core = client.CoreV1Api(api)
+    pod = {"metadata": {"name": "trainer", "namespace": "default", "annotations": {"example.com/token": "pod-secret"}},
+           "spec": {"containers": [{"name": "c", "image": "nvcr.io/nvidia/pytorch:25.01-py3",
+                                    "command": ["python", "--password=cmd-secret"], "args": ["--key=arg-secret"],
+                                    "env": [{"name": "HF_TOKEN", "value": "env-secret"}],
+                                    "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+                    "nodeSelector": {"gengpu.dev/pool": "l4-mps"}}}
+    core.create_namespaced_pod("default", pod)
+    try:
+        monkeypatch.setenv("KUBECONFIG", str(server.kubeconfig))
+        result = run("snapshot", "--context", "admin", "-o", "snap.json", cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+        text = (tmp_path / "snap.json").read_text()
+        assert [s for s in ("node-secret", "pod-secret", "cmd-secret", "arg-secret", "env-secret") if s in text] == []
+        items = json.loads(text)["items"]
+        kept = next(i for i in items if i["kind"] == "Pod")
+        # (the API server fills requests from limits, and default tolerations)
+        assert kept["spec"]["containers"] == [{"name": "c", "image": "nvcr.io/nvidia/pytorch:25.01-py3", "resources": {
+            "limits": {"nvidia.com/gpu": "1"}, "requests": {"nvidia.com/gpu": "1"}}}]
+        assert sorted(kept["spec"]) == ["containers", "nodeSelector", "schedulerName", "tolerations"]
+        assert "annotations" not in kept["metadata"]
+        assert stat.S_IMODE(os.stat(tmp_path / "snap.json").st_mode) == 0o600
+        import shutil
+
+        shutil.copy(MPS, tmp_path / MPS.name)
+        offline = run("check", MPS.name, "--snapshot", "snap.json", "--output", "json", cwd=tmp_path)
+        assert (offline.exit_code, json.loads(offline.stdout)["findings"]) == (0, [])
+    finally:
+        core.delete_namespaced_pod("trainer", "default", grace_period_seconds=0)

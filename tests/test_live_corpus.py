@@ -17,9 +17,9 @@ INDEX = yaml.safe_load((CORPUS / "live-corpus.yaml").read_text())
 RUNS = [(entry, run) for entry in INDEX["files"] for run in entry["runs"]]
 
 
-def _node(name: str, pool: str, labels: dict | None = None, status: dict | None = None) -> dict:
-    node = {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {**(labels or {}), "gengpu.dev/pool": pool}}}
+def _node(name: str, labels: dict | None = None, status: dict | None = None) -> dict:
+    """The quoted fields as a Node of that name: no label added (gengpu ties it to its pool by what it is)."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": dict(labels or {})}}
     if status is not None:
         node["status"] = status
     return node
@@ -34,12 +34,12 @@ def wrap(file: str, profile: Path) -> list[dict]:
     """The snapshot's objects: the quoted object with exactly what live-corpus.yaml's `wrap` names."""
     text = (CORPUS / file).read_text()
     if file.startswith("k8s-device-plugin-503-"):  # jq's lines of one object, without its braces
-        return [_node("k8s-device-plugin-cluster-worker", "v100", labels=yaml.safe_load("{" + text + "}"))]
+        return [_node("k8s-device-plugin-cluster-worker", labels=yaml.safe_load("{" + text + "}"))]
     if file.startswith("k8s-device-plugin-58-"):
-        return [_node("ocio-gpu01", "a100x16", status=yaml.safe_load(text)["status"])]
+        return [_node("ocio-gpu01", status=yaml.safe_load(text)["status"])]
     if file.startswith("k8s-device-plugin-213-"):
         obj = yaml.safe_load(text)
-        return [{**obj, **_node("gpu-node", "t4"), "status": obj["status"]}]
+        return [{**obj, **_node("gpu-node"), "status": obj["status"]}]
     if file.startswith("gpu-driver-container-979-"):
         fields = yaml.safe_load(text)
         status = {"state": fields["state"], "conditions": [

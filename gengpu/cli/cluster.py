@@ -22,11 +22,13 @@ def snapshot(context, output_file, namespace):
 
     \b
     Nodes (labels, taints, capacity, allocatable, conditions), the GPU
-    Operator's ClusterPolicy and NVIDIADrivers with their status, the sharing
-    and MIG ConfigMaps gengpu generates, DRA ResourceSlices and DeviceClasses,
-    Karpenter NodePools and NodeClaims, and the pods that ask for GPUs. Never
-    Secrets. The result is one v1 List, as `kubectl get ... -o yaml` prints it;
-    the gengpu-check ClusterRole in every overlay grants exactly these reads.
+    Operator's ClusterPolicy, NVIDIADrivers and GPUCluster with their status,
+    the sharing and MIG ConfigMaps gengpu generates, DRA ResourceSlices,
+    DeviceClasses and ResourceClaims, Karpenter NodePools and NodeClaims, and
+    the pods that ask for GPUs (their scheduling fields only: no env, args or
+    command). No annotations, never Secrets. The result is one v1 List, as
+    `kubectl get ... -o yaml` prints it, written 0600; the gengpu-check
+    ClusterRole in every overlay grants exactly these reads.
     """
     import json
 

@@ -1,6 +1,6 @@
 """The read-only identity `gengpu snapshot` and `gengpu check --context` need inside a cluster, for a CronJob or a
-CI job: a ServiceAccount, a ClusterRole that may get, list and watch exactly the kinds a snapshot holds (never
-Secrets, never a write), and a Role for the two ConfigMaps gengpu generates in the operator's namespace."""
+CI job: a ServiceAccount, a ClusterRole that may list exactly the kinds a snapshot holds (never Secrets, never a
+write, no watch: gengpu lists), and a Role to get the two ConfigMaps gengpu generates in the operator's namespace."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from gengpu.compiling.sharing import DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGM
 from gengpu.model import Profile
 
 NAME = "gengpu-check"
-READ = ["get", "list", "watch"]
+READ = ["list"]  # gengpu/live/kube.py lists (paged); it never gets one by name or watches
 # what gengpu/live/kube.py captures, cluster-wide
 CLUSTER_RULES = [
     {"apiGroups": [""], "resources": ["nodes", "pods"], "verbs": READ},
-    {"apiGroups": ["nvidia.com"], "resources": ["clusterpolicies", "nvidiadrivers"], "verbs": READ},
-    {"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices", "deviceclasses"], "verbs": READ},
+    {"apiGroups": ["nvidia.com"], "resources": ["clusterpolicies", "nvidiadrivers", "gpuclusters"], "verbs": READ},
+    {"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices", "deviceclasses", "resourceclaims"],
+     "verbs": READ},
     {"apiGroups": ["karpenter.sh"], "resources": ["nodepools", "nodeclaims"], "verbs": READ},
 ]
 

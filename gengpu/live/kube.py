@@ -17,8 +17,10 @@ CLUSTER_KINDS = [
     ("", "v1", "nodes", "Node"),
     ("nvidia.com", "v1", "clusterpolicies", "ClusterPolicy"),
     ("nvidia.com", "v1alpha1", "nvidiadrivers", "NVIDIADriver"),
+    ("nvidia.com", "v1alpha1", "gpuclusters", "GPUCluster"),
     ("resource.k8s.io", "v1", "resourceslices", "ResourceSlice"),
     ("resource.k8s.io", "v1", "deviceclasses", "DeviceClass"),
+    ("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim"),
     ("karpenter.sh", "v1", "nodepools", "NodePool"),
     ("karpenter.sh", "v1", "nodeclaims", "NodeClaim"),
 ]
@@ -125,11 +127,11 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
                     notes.append(f"{kind} ({api_version}): {_reason(exc)}")
                 continue
             captured.add(plural)
-            objects += [{**item, "apiVersion": api_version, "kind": kind} for item in items]
+            objects += [kept({**item, "apiVersion": api_version, "kind": kind}) for item in items]
         try:
             pods = _pages(lambda **kw: json.loads(core.list_pod_for_all_namespaces(**kw, _preload_content=False).data),
                           "pods", progress)
-            objects += [{**p, "apiVersion": "v1", "kind": "Pod"} for p in pods if _asks_for_gpu(p)]
+            objects += [kept({**p, "apiVersion": "v1", "kind": "Pod"}) for p in pods if _asks_for_gpu(p)]
             captured.add("pods")
         except ApiException as exc:
             notes.append(f"Pod (v1): {_reason(exc)}")
@@ -137,7 +139,7 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
             try:
                 cm = json.loads(core.read_namespaced_config_map(name, namespace, _request_timeout=TIMEOUT,
                                                                 _preload_content=False).data)
-                objects.append({**cm, "apiVersion": "v1", "kind": "ConfigMap"})
+                objects.append(kept({**cm, "apiVersion": "v1", "kind": "ConfigMap"}))
                 captured.add("configmaps")
             except ApiException as exc:
                 if exc.status == 404:
@@ -156,6 +158,48 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
             sys.stderr.write("\n")
         api.close()
     return objects, captured, notes
+
+
+# What a snapshot keeps of an object: what the checks read, and nothing that may carry a secret (annotations, a
+# container's env, args and command, the operator's licensing and repository settings); managedFields never.
+_POD_SPEC = ("nodeName", "nodeSelector", "affinity", "tolerations", "resourceClaims", "schedulerName",
+             "priorityClassName", "runtimeClassName")
+_CONTAINER = ("name", "image", "resources")
+
+
+def kept(obj: dict) -> dict:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    out = {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
+           "metadata": {k: meta[k] for k in ("name", "namespace", "labels", "creationTimestamp", "ownerReferences")
+                        if k in meta}}
+    kind, spec, status = obj.get("kind"), obj.get("spec"), obj.get("status")
+    if kind == "Pod" and isinstance(spec, dict):
+        out["spec"] = {k: spec[k] for k in _POD_SPEC if k in spec}
+        for group in ("initContainers", "containers"):
+            if isinstance(spec.get(group), list):
+                out["spec"][group] = [{k: c[k] for k in _CONTAINER if k in c} for c in spec[group] if isinstance(c, dict)]
+        if isinstance(status, dict):
+            out["status"] = {k: status[k] for k in ("phase", "conditions") if k in status}
+        return out
+    if kind == "Node":
+        if isinstance(spec, dict):
+            out["spec"] = {k: spec[k] for k in ("taints", "unschedulable", "providerID") if k in spec}
+        if isinstance(status, dict):
+            out["status"] = {k: status[k] for k in ("capacity", "allocatable", "conditions") if k in status}
+            info = status.get("nodeInfo") if isinstance(status.get("nodeInfo"), dict) else {}
+            if "kubeletVersion" in info:
+                out["status"]["nodeInfo"] = {"kubeletVersion": info["kubeletVersion"]}
+        return out
+    if kind in ("ClusterPolicy", "NVIDIADriver", "GPUCluster"):
+        if isinstance(spec, dict):  # what the checks read of the operator's settings
+            plugin = spec.get("devicePlugin") if isinstance(spec.get("devicePlugin"), dict) else {}
+            out["spec"] = {k: spec[k] for k in ("nodeSelector",) if k in spec}
+            if isinstance(plugin.get("config"), dict):
+                out["spec"]["devicePlugin"] = {"config": plugin["config"]}
+        if status is not None:
+            out["status"] = status
+        return out
+    return {**out, **{k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}}
 
 
 def as_list(objects: list[dict], captured: set[str], notes: list[str], source: str) -> dict:

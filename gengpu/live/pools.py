@@ -145,10 +145,12 @@ def product_gpu(product: str) -> str | None:
     """The catalog id of GPU Feature Discovery's product string: with its -SHARED or -MIG-<profile> suffix, and in
     older spellings without the NVIDIA- prefix (A100-SXM4-40GB)."""
     base = re.sub(r"-MIG-.*$", "", product).removesuffix("-SHARED")
-    for name in (base, f"NVIDIA-{base}", base.removeprefix("NVIDIA-"), base.replace("Tesla-", "NVIDIA-")):
-        found = catalog.resolve_gpu(name)
-        if found:
-            return found
+    # NVML names SKU variants with a short suffix (Tesla-V100-SXM2-16GB-N): the model without it
+    for stem in (base, *(base.rsplit("-", n)[0] for n in (1, 2) if base.count("-") > n)):
+        for name in (stem, f"NVIDIA-{stem}", stem.removeprefix("NVIDIA-"), stem.replace("Tesla-", "NVIDIA-")):
+            found = catalog.resolve_gpu(name)
+            if found:
+                return found
     return None
 
 

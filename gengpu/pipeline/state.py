@@ -51,7 +51,11 @@ def cluster_profile(profiles: list, snap, pool: str | None = None) -> tuple:
     profile, doc, claimed, by_label = ranked[0]
     if claimed == 0:
         if not snap.nodes:
-            return None, None, []
+            # the operator's objects alone (a pasted ClusterPolicy): checked against the one profile given
+            if len(profiles) > 1:
+                raise UsageError(f"{snap.source} holds no node, so which profile it belongs to cannot be told; "
+                                 "name the profile (gengpu check PROFILE ...)")
+            return profile, doc, []
         why = [f"node {n.name}: {'; '.join(n.misfits)}" for n in pools.map_nodes(profile, snap) if n.misfits] \
             if len(profiles) == 1 else []
         return None, None, [live.mismatch(snap, [p.name for p, _ in profiles], why)]

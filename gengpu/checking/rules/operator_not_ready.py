@@ -10,8 +10,10 @@ def check(cluster, ctx=None):
         state = item.text("status", "state")
         if state is not None and state != "ready":  # (no state in the snapshot: snapshot-object-partial)
             conditions = item.sequence("status", "conditions")
+            # the operator writes Ready=False (OperandNotReady) or Error=True (ReconcileFailed) with the cause
             why = "; ".join(f"{c.get('reason')}: {c.get('message')}" for c in conditions
-                            if isinstance(c, dict) and c.get("status") == "False" and c.get("message"))
+                            if isinstance(c, dict) and c.get("message") and (
+                                c.get("status") == "False" or (c.get("type") == "Error" and c.get("status") == "True")))
             yield at_item(item, f"{kind} {item.name} is {state}, not ready"
                           + (f" ({why})" if why else ""), "status")
 

@@ -1,0 +1,67 @@
+import re
+
+from gengpu.checking.rules._live import at_item
+from gengpu.checking.rules.base import LIVE_CLUSTER, Rule
+
+DRIVER = re.compile(r"device\.driver\s*==\s*['\"]([^'\"]+)['\"]")
+
+
+def _classes(claim) -> list[tuple[tuple, str]]:
+    """(path, device class) of every request of a ResourceClaim or a claim template's spec: resource.k8s.io/v1
+    (exactly.deviceClassName, firstAvailable[].deviceClassName) and v1beta1 (deviceClassName)."""
+    out = []
+    for i, request in enumerate(claim.sequence("spec", "devices", "requests")):
+        if not isinstance(request, dict):
+            continue
+        exactly = request.get("exactly") if isinstance(request.get("exactly"), dict) else {}
+        for path, name in ((("exactly", "deviceClassName"), exactly.get("deviceClassName")),
+                           (("deviceClassName",), request.get("deviceClassName"))):
+            if isinstance(name, str):
+                out.append((("spec", "devices", "requests", i, *path), name))
+        for j, sub in enumerate(request.get("firstAvailable") or []):
+            if isinstance(sub, dict) and isinstance(sub.get("deviceClassName"), str):
+                out.append((("spec", "devices", "requests", i, "firstAvailable", j, "deviceClassName"),
+                            sub["deviceClassName"]))
+    return out
+
+
+def check(cluster, ctx=None):
+    snap = cluster.snapshot
+    if "deviceclasses" not in snap.captured and not snap.deviceclasses:
+        return  # not looked at: nothing to say
+    classes = {c.name: c for c in snap.deviceclasses}
+    drivers = {s.text("spec", "driver") for s in snap.resourceslices if s.sequence("spec", "devices")}
+    for claim in snap.resourceclaims:
+        if claim.get("status", "allocation") is not None:
+            continue  # allocated: its class existed when it was
+        ns = claim.text("metadata", "namespace") or "default"
+        for path, name in _classes(claim):
+            if name not in classes:
+                yield at_item(claim, f"ResourceClaim {ns}/{claim.name} asks for DeviceClass {name}, which the "
+                              f"cluster does not have ({', '.join(sorted(classes)) or 'no DeviceClass'}): it stays "
+                              "pending", *path)
+                continue
+            wanted = {m.group(1) for s in classes[name].sequence("spec", "selectors") if isinstance(s, dict)
+                      for m in [DRIVER.search(str((s.get("cel") or {}).get("expression", "")))] if m}
+            if "resourceslices" in snap.captured and wanted and not wanted & drivers:
+                yield at_item(claim, f"ResourceClaim {ns}/{claim.name} asks for DeviceClass {name} (driver "
+                              f"{', '.join(sorted(wanted))}), and no ResourceSlice offers a device of that driver: "
+                              "its kubelet plugin runs on no node, so the claim stays pending", *path)
+
+
+RULE = Rule(
+    id="claim-device-class-missing",
+    severity="error",
+    summary="An unallocated ResourceClaim asks for a DeviceClass the cluster does not have, or one whose driver no "
+    "ResourceSlice offers devices of.",
+    fix="Install the DRA driver that provides the class (NVIDIA's: gpu.nvidia.com, mig.nvidia.com) and check that "
+    "its kubelet plugin runs on the GPU nodes (kubectl get resourceslices); or ask for a class the cluster has "
+    "(kubectl get deviceclasses).",
+    explanation="The scheduler allocates a claim from the devices ResourceSlices publish that match its DeviceClass's "
+    "selectors. A class that does not exist, or a driver whose kubelet plugin publishes nothing, leaves every pod of "
+    "the claim Pending with no event that names the cause plainly.",
+    source="Kubernetes Dynamic Resource Allocation (resource.k8s.io/v1 ResourceClaim, DeviceClass, ResourceSlice); "
+    "kubernetes-sigs/dra-driver-nvidia-gpu #438 (no GPU DeviceClass, no ResourceSlice)",
+    check=check,
+    applies_to=LIVE_CLUSTER,
+)

@@ -39,6 +39,14 @@ def profiles(gpu_id: str) -> dict:
     return (catalog.gpus()[gpu_id].get("mig") or {}).get("profiles", {})
 
 
+def usable_gib(gpu_id: str, profile: str) -> float | None:
+    """The memory an instance of the profile holds on a real GPU (gengpu/data/mig-memory.yaml: nvidia-smi's figure,
+    the least across drivers), or None where none was published: never the profile name's number."""
+    entry = (catalog.data_file("mig-memory.yaml")["gpus"].get(gpu_id) or {}).get("usableGiB") or {}
+    value = entry.get(profile)
+    return float(value) if value is not None else None
+
+
 def preset_layout(gpu_id: str, preset: str) -> dict | None:
     """all-balanced and all-<profile> as mig-manager generates them (pkg/mig/builder)."""
     table = profiles(gpu_id)

@@ -13,11 +13,10 @@ import math
 from dataclasses import dataclass, field
 
 from gengpu import catalog, mig, planning
-from gengpu.metrics.usage import Device, Figures
+from gengpu.metrics.usage import ENGINE_ACTIVE, GPU_UTIL, Device, Figures
 from gengpu.model import NodePool, Profile
 
 HEADROOM = 0.2  # above each pod's peak memory: allocations are not steady
-MIG_USABLE = 0.95  # of a MIG profile's nominal memory: 1g.5gb gives 4864 MiB (4.75 GiB), NVIDIA MIG User Guide
 SHARED_USABLE = 0.95  # of a whole GPU's memory for time-sliced pods together (the driver and contexts keep some)
 IDLE = 0.01  # activity and memory share under which an allocated GPU did nothing
 MAX_REPLICAS = 8  # time-slicing beyond this multiplies context switches more than it packs
@@ -106,8 +105,9 @@ def _evidence(usage: PoolUsage, units: list[Device], total_mib: float) -> dict:
         "notes": [],
     }
     if usage.pool.sharing.mode == "time-slicing":
-        out["notes"].append("dcgm-exporter gives every pod sharing a time-sliced GPU the device's figures: per-pod "
-                            "numbers here are upper bounds")
+        out["notes"].append("pods sharing a time-sliced GPU: dcgm-exporter attributes figures per pod only with "
+                            "KUBERNETES_VIRTUAL_GPUS and the process ids it needs (4.5.3 and later); otherwise every "
+                            "pod carries the device's figures, so per-pod numbers here are upper bounds")
     return out
 
 
@@ -121,8 +121,10 @@ def _price(profile: Profile, pool: NodePool) -> tuple[float | None, str]:
 
 def share(gpu_id: str, device: Device) -> float:
     """A device's p95 activity as a share of its whole GPU: a MIG instance's engine activity is of its own compute
-    slices (DCGM reports profiling metrics per GPU instance)."""
-    activity = device.figures.activity_p95 or 0
+    slices (DCGM reports profiling metrics per GPU instance). No figure is not idle: it counts as busy."""
+    activity = device.figures.activity_p95
+    if activity is None:
+        return 1.0
     if not device.mig:
         return activity
     spec = mig.profiles(gpu_id).get(device.mig)
@@ -139,7 +141,10 @@ def _mig_choice(gpu_id: str, units: list[Device], headroom: float) -> tuple[str,
     for name, spec in table.items():
         if "+" in name:  # +me/+gfx variants: the same memory with media engines; never the packing choice
             continue
-        usable = float(name.split(".")[1].removesuffix("gb")) * 1024 * MIG_USABLE
+        gib = mig.usable_gib(gpu_id, name)
+        if gib is None:
+            continue  # no published size: never sized from the name
+        usable = gib * 1024
         fits = spec["compute"] / compute
         if all((d.figures.mem_peak or 0) * (1 + headroom) <= usable and share(gpu_id, d) <= fits for d in units):
             count = max(c for c in range(1, spec["max"] + 1) if mig.check_layout(gpu_id, {name: c}).valid)
@@ -151,7 +156,7 @@ def _mig_choice(gpu_id: str, units: list[Device], headroom: float) -> tuple[str,
 
 def _replicas(units: list[Device], total_mib: float, headroom: float) -> int:
     memory = max((d.figures.mem_peak or 0) * (1 + headroom) for d in units)
-    activity = max((d.figures.activity_p95 or 0) for d in units)
+    activity = max((1.0 if d.figures.activity_p95 is None else d.figures.activity_p95) for d in units)
     by_memory = math.floor(total_mib * SHARED_USABLE / memory) if memory else MAX_REPLICAS
     by_activity = math.floor(1 / activity) if activity > 0 else MAX_REPLICAS
     return max(1, min(by_memory, by_activity, MAX_REPLICAS))
@@ -171,7 +176,20 @@ def _limits(pool: NodePool, per_gpu_now: int, per_gpu_new: int, needed: int) -> 
     return changes
 
 
-def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM) -> Recommendation:
+def _multi_gpu_pods(devices: list[Device]) -> dict[str, int]:
+    """Pods whose series sit on more than one GPU: `namespace/name` -> how many."""
+    held: dict[tuple, set] = {}
+    for d in devices:
+        for pod in d.pods:
+            if pod[1]:
+                held.setdefault(pod, set()).add((d.node, d.uuid or d.gpu))
+    return {f"{ns}/{name}": len(gpus) for (ns, name), gpus in sorted(held.items()) if len(gpus) > 1}
+
+
+def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
+              gone: list[str] | None = None) -> Recommendation:
+    """gone: nodes of the window's series that the cluster no longer has and that may have been this pool's (its
+    GPU model): while they cannot be placed, nothing is proposed."""
     profile, pool = usage.profile, usage.pool
     current = {"sharing": _sharing(pool), "limits": dict(pool.limits)}
     rec = Recommendation(profile.name, pool.name, "none", "", current, usage=usage)
@@ -193,6 +211,27 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM) ->
     current["gpus"] = gpus
     if usage.hours < min_hours:
         rec.reason = f"too little data: {usage.hours:.1f} h of samples, at least {min_hours:g} h are needed"
+        return rec
+    if gone:
+        rec.evidence["nodesGone"] = list(gone)
+        rec.reason = (f"{len(gone)} node(s) with this pool's GPU reported in the window but are not in the cluster "
+                      f"now ({', '.join(gone[:3])}{', ...' if len(gone) > 3 else ''}): autoscaled away, their jobs "
+                      "may need more than the survivors show; capture the snapshot while they run, or size a window "
+                      "that starts after they left")
+        return rec
+    unknown = sorted({f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in units
+                      if d.figures.activity_p95 is None})
+    if unknown:
+        rec.evidence["notes"].append(f"no activity figure ({ENGINE_ACTIVE} or {GPU_UTIL}) for {len(unknown)} "
+                                     f"device(s) ({', '.join(unknown[:3])}): sized as busy")
+    several = _multi_gpu_pods([d for d in usage.devices if not d.mig])
+    if several:
+        rec.verdict = "keep"
+        rec.evidence["multiGpuPods"] = several
+        first = next(iter(several))
+        rec.reason = (f"{len(several)} pod(s) hold several GPUs ({first}: {several[first]}): a process sees one MIG "
+                      "device and MIG has no NVLink or peer-to-peer, time-slicing would put them on slices of one "
+                      "GPU; the pool stays whole GPUs")
         return rec
     rec.idle = [f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in allocated
                 if (d.figures.activity_p95 or 0) < IDLE and (d.figures.mem_peak or 0) < IDLE * total_mib]
@@ -242,6 +281,9 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM) ->
     rec.changes = [(("sharing",), proposed_sharing), *limit_changes]
     rec.monthly_delta = (needed - gpus) * per_hour * planning.HOURS_PER_MONTH if per_hour is not None else None
     rec.evidence.update({"capacity": capacity, "pricePerGpuHour": per_hour, "headroom": headroom})
+    if choice and biggest:
+        rec.evidence["headroomLeft"] = round(mig.usable_gib(gpu_id, choice[0]) * 1024 / biggest - 1, 3)
+        rec.evidence["instanceGiB"] = mig.usable_gib(gpu_id, choice[0])
     rec.reason = f"{observed}: {how} holds them on {needed} GPU(s)"
     return rec
 

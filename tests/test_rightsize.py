@@ -179,6 +179,10 @@ def test_series_of_nodes_the_snapshot_lacks_are_named_and_left_out(run, a100):
     assert [(f["file"], f["message"]) for f in unjoined] == [
         ("gpus.om", "1 node(s) of dcgm-exporter's series left out of every pool: gke-a100-inference-3 (1 series): "
          "not a node of snapshot.yaml")]
+    # the node that left had the pools' GPU (an A100): the figures of the three left are no safe ground for a change
+    for rec in report["recommendations"]:
+        assert (rec["verdict"], rec["proposed"], rec["evidence"]["nodesGone"]) == ("none", None,
+                                                                                  ["gke-a100-inference-3"])
     assert report["recommendations"][0]["evidence"]["gpus"] == 3
 
 
@@ -409,3 +413,90 @@ def test_gpus_are_freed_in_whole_nodes(run, tmp_path):
                   "--write", cwd=tmp_path)
     assert written.exit_code == 0, written.output
     assert run("validate", "h100.yaml", cwd=tmp_path).exit_code == 0
+
+
+# --- proposals that would break the work they measured (each case failed before it was guarded) ---------------------
+
+def _h100_pool(tmp_path, nodes: list[str], name="h100.yaml") -> None:
+    """eks-h100-mig without its MIG layout: a pool of whole H100s, eight a p5.48xlarge, and its nodes."""
+    text = (REPO_PROFILES / "eks-h100-mig.yaml").read_text()
+    (tmp_path / name).write_text(text[:text.index("      sharing:\n")] + text[text.index("  # The account's"):])
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"karpenter.sh/nodepool": "h100-mig"}}}
+             for n in nodes]
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+
+
+def test_a_pod_that_holds_several_gpus_keeps_its_pool_whole(run, tmp_path):
+    """Two 8-GPU training pods at 6 GiB and 5% per GPU: by the per-GPU figures alone three 2g.20gb would hold each
+    GPU's share, but a process sees one MIG device and MIG has no NVLink: the pool is kept whole."""
+    gpus = [dcgm_samples.Gpu(f"ip-10-0-{node}-1", index, "research", f"train-{node}", (6000, 300), 5,
+                             "NVIDIA H100 80GB HBM3", 81559) for node in range(2) for index in range(8)]
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(gpus, hours=26, step=600), encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    assert (rec["verdict"], rec["proposed"], rec["evidence"]["multiGpuPods"]) == (
+        "keep", None, {"research/train-0": 8, "research/train-1": 8})
+    assert rec["reason"] == ("2 pod(s) hold several GPUs (research/train-0: 8): a process sees one MIG device and MIG "
+                             "has no NVLink or peer-to-peer, time-slicing would put them on slices of one GPU; the "
+                             "pool stays whole GPUs")
+
+
+def test_nodes_autoscaled_away_withhold_the_proposal_on_a_real_prometheus(run, tmp_path, tmp_path_factory):
+    """Two nodes of small inference pods are still there; the two nodes of the nightly 36 GiB jobs were consolidated
+    away and are in the window's series only. Sized on the survivors alone the pool would go to small MIG slices
+    that the next night's jobs cannot fit: nothing is proposed, and the finding says which nodes are missing."""
+    small = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "serving", f"embed-{n}-{i}", (2000, 500), 5,
+                              "NVIDIA H100 80GB HBM3", 81559) for n in range(2) for i in range(8)]
+    nightly = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "batch", f"nightly-{n}-{i}", (36000, 2000), 60,
+                                "NVIDIA H100 80GB HBM3", 81559) for n in (2, 3) for i in range(8)]
+    recording = dcgm_samples.openmetrics(small + nightly, hours=26, step=600)
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    server = prometheus.start(tmp_path_factory.mktemp("prometheus-gone"), recording)
+    try:
+        report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--prometheus", server.url,
+                           "--until", "2025-12-01T00:00:00Z", "--output", "json", cwd=tmp_path))
+    finally:
+        server.stop()
+    (rec,) = report["recommendations"]
+    assert (rec["verdict"], rec["proposed"], rec["evidence"]["nodesGone"]) == ("none", None, ["ip-10-0-2-1",
+                                                                                              "ip-10-0-3-1"])
+    assert rec["reason"].startswith("2 node(s) with this pool's GPU reported in the window but are not in the "
+                                    "cluster now (ip-10-0-2-1, ip-10-0-3-1): autoscaled away")
+
+
+def test_a_device_without_an_activity_figure_is_sized_as_busy(run, a100, recording):
+    """The inference pool's GPUs at 4.5 GiB, with no DCGM_FI_PROF_GR_ENGINE_ACTIVE and no GPU_UTIL series (profiling
+    off, a custom counters file): unknown activity is not 0%, so no MIG slice is proposed on memory alone."""
+    kept = [line for line in recording.splitlines()
+            if not (line.startswith(("DCGM_FI_PROF_GR_ENGINE_ACTIVE{", "DCGM_FI_DEV_GPU_UTIL{"))
+                    and "gke-a100-inference" in line)]
+    (a100 / "gpus.om").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
+                       "--output", "json", cwd=a100))
+    rec = next(r for r in report["recommendations"] if r["pool"] == "inference")
+    assert (rec["verdict"], rec["proposed"]) == ("keep", None)
+    assert rec["evidence"]["notes"][-1].startswith("no activity figure (DCGM_FI_PROF_GR_ENGINE_ACTIVE or "
+                                                   "DCGM_FI_DEV_GPU_UTIL) for 4 device(s)")
+
+
+def test_mig_memory_is_what_the_gpu_gives_not_the_profile_name(run, tmp_path):
+    """H200 pods peaking near 13.9 GiB: with 20% headroom 16.7 GiB, which a 1g.18gb seemed to hold by its name (18 GB
+    at 95%: 16.7 GiB) but not by what nvidia-smi reports for it (16.00 GiB): the proposal is the next size up, with
+    the headroom it really leaves."""
+    gpus = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "serving", f"rank-{n}-{i}", (13300, 900), 5, "NVIDIA H200",
+                             143771) for n in range(2) for i in range(8)]
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(gpus, hours=26, step=600), encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    profile = tmp_path / "h100.yaml"
+    profile.write_text(profile.read_text().replace("gpu: H100-80GB", "gpu: H200-141GB").replace(
+        "instanceTypes: [p5.48xlarge]", "instanceTypes: [p5e.48xlarge]").replace("region: us-east-1", "region: us-east-2"))
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    peak = rec["evidence"]["memPeakMiB"]
+    assert 16.00 * 1024 < peak * 1.2 <= 18 * 1024 * 0.95  # the name's 95% held it, the real instance does not
+    assert rec["proposed"]["sharing"] == {"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.35gb": 4}}}
+    assert rec["evidence"]["instanceGiB"] == 32.25
+    assert rec["evidence"]["headroomLeft"] == round(32.25 * 1024 / peak - 1, 3)

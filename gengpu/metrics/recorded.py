@@ -41,6 +41,13 @@ class Recorded:
             out[key] = out.get(key, 0) + 1
         return out
 
+    def models(self, window: str, at: float) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for labels, _ in self._window(u.FB_USED, at, u.seconds(window)):
+            node = next((labels[k] for k in u.NODE_LABELS if labels.get(k)), "")
+            out.setdefault(node, set()).add(labels.get("modelName", ""))
+        return out
+
     def exported(self, window: str, at: float) -> bool:
         return any(labels.get("exported_pod") for labels, _ in self._window(u.FB_USED, at, u.seconds(window)))
 

@@ -188,6 +188,11 @@ def nodes_query(window: str) -> str:
     return f"count by ({', '.join(NODE_LABELS)}) (last_over_time({FB_USED}[{window}]))"
 
 
+def models_query(window: str) -> str:
+    """The GPU model of every node dcgm-exporter reported over the window."""
+    return f"count by ({', '.join(NODE_LABELS)}, modelName) (last_over_time({FB_USED}[{window}]))"
+
+
 def exported_query(window: str) -> str:
     """Whether the workload's labels were renamed exported_* by a scrape of the exporter's pod."""
     return f'count(last_over_time({FB_USED}{{exported_pod!=""}}[{window}]))'
@@ -230,6 +235,13 @@ class Server:
 
     def exported(self, window: str, at: float) -> bool:
         return any(value > 0 for _, value in self.client.query(exported_query(window), at))
+
+    def models(self, window: str, at: float) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for labels, _ in self.client.query(models_query(window), at):
+            node = next((labels[k] for k in NODE_LABELS if labels.get(k)), "")
+            out.setdefault(node, set()).add(labels.get("modelName", ""))
+        return out
 
     def pool_usage(self, node_label: str, nodes: list[str], window: str, at: float, exported: bool) -> Usage:
         result = Usage()

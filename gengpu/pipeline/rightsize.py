@@ -63,6 +63,7 @@ def rightsize(paths: list[str], snapshot: str | None, context: str | None, prome
     reported = source.nodes(since, at)
     exported = source.exported(since, at) if reported else False
     findings += _unjoined(reported, {n.name: n.pool for n in nodes}, snap.source, profile.name, shown)
+    gone = _gone(source, reported, {n.name for n in nodes} | {i.name for i in snap.nodes}, since, at)
     recommendations = []
     for pool in profile.node_pools:
         members = sorted(n.name for n in nodes if n.pool is pool)
@@ -72,7 +73,8 @@ def rightsize(paths: list[str], snapshot: str | None, context: str | None, prome
             if seen:
                 devices += source.pool_usage(label, seen, since, at, exported).devices
         pool_usage = sizing.PoolUsage(profile, doc, pool, members, devices, since, shown)
-        recommendations.append(sizing.recommend(pool_usage, min_hours))
+        recommendations.append(sizing.recommend(pool_usage, min_hours, gone=sorted(
+            node for node, models in gone.items() if pool.gpu_id in models or None in models)))
     findings += usage_rules.check_pools(recommendations)
     return RightsizeResult(sort_findings(findings), recommendations, profile, shown,
                            getattr(source, "queries", 0), getattr(source, "client", None))
@@ -107,6 +109,19 @@ def _metrics_source(prometheus: str | None, metrics: str | None, until: float | 
     if recording is None:
         return None, shown, until, more
     return recording, shown, until if until is not None else recording.last, more
+
+
+def _gone(source, reported: dict, present: set[str], since: str, at: float) -> dict[str, set]:
+    """Nodes of the window's series that the cluster does not have now (autoscaled away, or replaced), with the GPU
+    models their series name (None: a model gengpu cannot place, which any pool may have had)."""
+    from gengpu.live.pools import product_gpu
+
+    missing = {node for (_, node) in reported if node and node not in present}
+    if not missing:
+        return {}
+    models = source.models(since, at)
+    return {node: {product_gpu(m.replace(" ", "-")) if m else None for m in models.get(node, {""})}
+            for node in sorted(missing)}
 
 
 def _unjoined(reported: dict, pool_of: dict, snapshot: str, profile: str, shown: str) -> list[Finding]:

@@ -146,11 +146,13 @@ RULES = [
          applies_to=USAGE),
     Rule("usage-series-unjoined", "info", "dcgm-exporter series of nodes gengpu cannot put in a pool of the "
          "profile: nodes gone from the cluster, nodes of no pool, or series without the node label.",
-         "Nothing to fix when the nodes are gone (autoscaled away); otherwise capture the snapshot from the same "
-         "cluster, and keep dcgm-exporter's Hostname label (no --no-hostname).",
+         "Capture the snapshot while the nodes run (or from the same cluster), size a window that starts after "
+         "nodes left, and keep dcgm-exporter's Hostname label (no --no-hostname).",
          "Series are joined to pools through the node: dcgm-exporter's Hostname (hostname in later releases) is the "
          "Kubernetes node name, and the node's labels say its pool. Series that cannot be joined are left out of "
-         "every pool's figures, and this says which, so a sizing never rests on data silently dropped.",
+         "every pool's figures, and this says which, so a sizing never rests on data silently dropped. Nodes gone "
+         "from the cluster (Karpenter consolidates empty GPU nodes within minutes) often ran the largest jobs of the "
+         "window: no pool whose GPU model they had gets a proposal until they are joined.",
          "NVIDIA/dcgm-exporter internal/pkg/hostname/hostname.go", applies_to=USAGE),
     Rule("baseline-accepted", "info", "Findings a baseline accepted: counted, not shown.",
          "Nothing to do now; fix them over time and remove their entries (`gengpu validate --no-baseline` lists them).",

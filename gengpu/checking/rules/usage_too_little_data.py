@@ -2,7 +2,7 @@ from gengpu.checking.rules.base import USAGE_POOL, Hit, Rule
 
 
 def check(rec, ctx):
-    if rec.verdict == "none" and rec.usage.devices:
+    if rec.verdict == "none" and rec.usage.devices and not rec.evidence.get("nodesGone"):
         yield Hit(("spec", "nodePools", rec.usage.pool.index), f"pool {rec.pool}: no recommendation, {rec.reason}")
 
 

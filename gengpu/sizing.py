@@ -250,7 +250,10 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
         else None
     if choice:
         name, per_gpu = choice
-        proposed_sharing = {"mode": "mig", "mig": {"strategy": "single", "layout": {name: per_gpu}}}
+        # the cluster has one MIG strategy (the operator sets it for every node): the one other pools already use
+        strategy = next((p.sharing.mig.strategy for p in profile.node_pools if p is not pool and not p.dra
+                         and p.sharing.mode == "mig" and p.sharing.mig), "single")
+        proposed_sharing = {"mode": "mig", "mig": {"strategy": strategy, "layout": {name: per_gpu}}}
         how = f"MIG {per_gpu} x {name} per GPU"
     elif on_mig:
         rec.verdict = "keep"

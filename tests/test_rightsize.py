@@ -500,3 +500,23 @@ def test_mig_memory_is_what_the_gpu_gives_not_the_profile_name(run, tmp_path):
     assert rec["proposed"]["sharing"] == {"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.35gb": 4}}}
     assert rec["evidence"]["instanceGiB"] == 32.25
     assert rec["evidence"]["headroomLeft"] == round(32.25 * 1024 / peak - 1, 3)
+
+
+def test_a_proposal_takes_the_mig_strategy_the_cluster_already_has(run, a100):
+    """The training pool already runs MIG under the mixed strategy, and a cluster has one: the inference pool's MIG
+    proposal is mixed too, so --write gives a profile that passes its checks (a single one would not)."""
+    profile = a100 / "gke-a100.yaml"
+    text = profile.read_text()
+    marker = "    - name: training\n"
+    head, tail = text.split(marker)
+    tail = tail.replace("        nodes: 2\n", "        nodes: 2\n      sharing:\n        mode: mig\n        mig:\n"
+                        "          strategy: mixed\n          layout: {7g.40gb: 1}\n", 1)
+    profile.write_text(head + marker + tail)
+    report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
+                       "--output", "json", cwd=a100))
+    rec = next(r for r in report["recommendations"] if r["pool"] == "inference")
+    assert rec["proposed"]["sharing"]["mig"]["strategy"] == "mixed"
+    written = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om", "--write",
+                  cwd=a100)
+    assert written.exit_code == 0, written.output
+    assert run("validate", "gke-a100.yaml", cwd=a100).exit_code == 0

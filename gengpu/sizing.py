@@ -146,7 +146,9 @@ def _mig_choice(gpu_id: str, units: list[Device], headroom: float) -> tuple[str,
             continue  # no published size: never sized from the name
         usable = gib * 1024
         fits = spec["compute"] / compute
-        if all((d.figures.mem_peak or 0) * (1 + headroom) <= usable and share(gpu_id, d) <= fits for d in units):
+        # the same headroom on compute: a pod at 12% of an A100 would run a 1g slice (1/7) at 84%
+        if all((d.figures.mem_peak or 0) * (1 + headroom) <= usable and share(gpu_id, d) * (1 + headroom) <= fits
+               for d in units):
             count = max(c for c in range(1, spec["max"] + 1) if mig.check_layout(gpu_id, {name: c}).valid)
             key = (count, usable)
             if best is None or key > best[0]:
@@ -158,7 +160,7 @@ def _replicas(units: list[Device], total_mib: float, headroom: float) -> int:
     memory = max((d.figures.mem_peak or 0) * (1 + headroom) for d in units)
     activity = max((1.0 if d.figures.activity_p95 is None else d.figures.activity_p95) for d in units)
     by_memory = math.floor(total_mib * SHARED_USABLE / memory) if memory else MAX_REPLICAS
-    by_activity = math.floor(1 / activity) if activity > 0 else MAX_REPLICAS
+    by_activity = math.floor(1 / (activity * (1 + headroom))) if activity > 0 else MAX_REPLICAS
     return max(1, min(by_memory, by_activity, MAX_REPLICAS))
 
 

@@ -72,7 +72,8 @@ def _labels(gpu: Gpu, exporter_pod: str) -> str:
     return ",".join(f'{k}="{v}"' for k, v in pairs)
 
 
-def openmetrics(gpus: list[Gpu], hours: float = 24, step: int = 60, end: int = END, seed: int = 7) -> str:
+def openmetrics(gpus: list[Gpu], hours: float = 26, step: int = 60, end: int = END, seed: int = 7) -> str:
+    """A daily cycle and two hours more by default: what rightsize needs before it proposes anything (24 h)."""
     rng = random.Random(seed)
     times = [end - int(hours * 3600) + step * (i + 1) for i in range(int(hours * 3600) // step)]
     series: dict[str, list[str]] = {name: [] for name in HELP}

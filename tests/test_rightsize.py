@@ -57,12 +57,13 @@ def test_a_pool_of_small_pods_on_whole_a100s_gets_mig_and_a_busy_one_is_kept(run
                        "--output", "json", cwd=a100))
     inference, training = report["recommendations"]
     assert (inference["pool"], inference["verdict"]) == ("inference", "mig")
-    # 4.5 GiB peak + 20% = 5.4 GiB: more than 1g.5gb holds (4.75 GiB), within 1g.10gb, four of which fit an A100 40GB
+    # 4.5 GiB peak + 20% = 5.4 GiB: more than 1g.5gb holds (4.75 GiB); 12% p95 activity + 20% = 14.4% of the GPU,
+    # more than a 1g slice (1/7, 14.3%): 2g.10gb (2/7, 9.62 GiB), three of which fit an A100 40GB
     assert inference["current"] == {"sharing": {"mode": "none"}, "limits": {"nodes": 4}, "gpus": 4}
     assert inference["proposed"] == {"sharing": {"mode": "mig", "mig": {"strategy": "single",
-                                                                          "layout": {"1g.10gb": 4}}},
-                                     "limits": {"nodes": 1}, "gpus": 1}
-    assert inference["monthlyDelta"] == round(-3 * A100_PRICE * 730, 2) == -8044.72
+                                                                          "layout": {"2g.10gb": 3}}},
+                                     "limits": {"nodes": 2}, "gpus": 2}
+    assert inference["monthlyDelta"] == round(-2 * A100_PRICE * 730, 2) == -5363.15
     evidence = inference["evidence"]
     peaks = {f"gke-a100-inference-{i}": max(_samples(recording, "DCGM_FI_DEV_FB_USED", f"gke-a100-inference-{i}"))
              for i in range(4)}
@@ -74,9 +75,9 @@ def test_a_pool_of_small_pods_on_whole_a100s_gets_mig_and_a_busy_one_is_kept(run
                                        for i in range(4))]
     assert [d["activityMean"] for d in evidence["devices"]] == [round(m, 3) for m in means]
     assert evidence["activityMetric"] == "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
-    # 24 h of samples, seen through the coverage subquery's steps (7d / 250 = 2419 s): the first step after the
+    # 26 h of samples, seen through the coverage subquery's steps (7d / 250 = 2419 s): the first step after the
     # first sample lies up to one step later
-    assert (evidence["hours"], evidence["gpus"], evidence["pods"], evidence["idleGpus"]) == (23.5, 4, 4, 0)
+    assert (evidence["hours"], evidence["gpus"], evidence["pods"], evidence["idleGpus"]) == (25.5, 4, 4, 0)
     assert evidence["gpuMemoryMiB"] == dcgm_samples.A100_MIB
     assert (training["pool"], training["verdict"], training["proposed"], training["monthlyDelta"]) == (
         "training", "keep", None, None)
@@ -107,13 +108,13 @@ def test_write_changes_only_the_pool_and_the_result_validates_and_builds(run, a1
     assert result.exit_code == 0, result.output
     before = (HERE / "gke-a100.yaml").read_text()
     after = (a100 / "gke-a100.yaml").read_text()
-    assert after == before.replace("        nodes: 4  # one per replica\n", """        nodes: 1  # one per replica
+    assert after == before.replace("        nodes: 4  # one per replica\n", """        nodes: 2  # one per replica
       sharing:
         mode: mig
         mig:
           strategy: single
           layout:
-            1g.10gb: 4
+            2g.10gb: 3
 """)
     assert "wrote gke-a100.yaml: pool inference: " in result.stderr
     assert run("validate", "gke-a100.yaml", cwd=a100).exit_code == 0
@@ -121,10 +122,10 @@ def test_write_changes_only_the_pool_and_the_result_validates_and_builds(run, a1
     assert built.exit_code == 0, built.output
     overlay = a100 / "overlays" / "gke-a100"
     assert "nvidia.com/mig.config=inference" in (overlay / "gke-nodepool-inference.sh").read_text()
-    assert "  --max-nodes 1 \\\n" in (overlay / "gke-nodepool-inference.sh").read_text()
+    assert "  --max-nodes 2 \\\n" in (overlay / "gke-nodepool-inference.sh").read_text()
     parted = yaml.safe_load(yaml.safe_load((overlay / "mig-parted-config.yaml").read_text())["data"]["config.yaml"])
     assert parted["mig-configs"]["inference"] == [{"devices": "all", "mig-enabled": True,
-                                                   "mig-devices": {"1g.10gb": 4}}]
+                                                   "mig-devices": {"2g.10gb": 3}}]
     again = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
                       "--output", "json", cwd=a100))
     assert [(r["pool"], r["verdict"]) for r in again["recommendations"]] == [("inference", "keep"),
@@ -145,16 +146,17 @@ def test_gpus_without_mig_are_time_sliced_as_far_as_memory_and_activity_allow(ru
     (rec,) = report["recommendations"]
     peak = max(max(_samples(text, "DCGM_FI_DEV_FB_USED", f"aks-t4-{i}")) for i in range(6))
     p95 = rec["evidence"]["activityP95"]
-    by_memory, by_activity = int(15360 * 0.95 // (peak * 1.2)), int(1 // p95)
-    assert (by_memory, by_activity) == (6, 6)
+    # the same 20% headroom on memory and on activity
+    by_memory, by_activity = int(15360 * 0.95 // (peak * 1.2)), int(1 // (p95 * 1.2))
+    assert (by_memory, by_activity) == (6, 5)
     assert rec["verdict"] == "time-slicing"
-    assert rec["proposed"] == {"sharing": {"mode": "time-slicing", "replicas": 6}, "limits": {"nodes": 1}, "gpus": 1}
+    assert rec["proposed"] == {"sharing": {"mode": "time-slicing", "replicas": 5}, "limits": {"nodes": 2}, "gpus": 2}
     price = yaml.safe_load((Path(__file__).parent.parent / "gengpu" / "data" / "prices.yaml").read_text())[
         "aks"]["Standard_NC4as_T4_v3"]["eastus"]["onDemand"]
-    assert rec["monthlyDelta"] == round(-5 * price * 730, 2)
+    assert rec["monthlyDelta"] == round(-4 * price * 730, 2)
     result = run("rightsize", "aks-t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--write", cwd=tmp_path)
     assert result.exit_code == 0, result.output
-    assert "      sharing:\n        mode: time-slicing\n        replicas: 6\n" in (tmp_path / "aks-t4.yaml").read_text()
+    assert "      sharing:\n        mode: time-slicing\n        replicas: 5\n" in (tmp_path / "aks-t4.yaml").read_text()
     assert run("validate", "aks-t4.yaml", cwd=tmp_path).exit_code == 0
 
 
@@ -164,9 +166,9 @@ def test_too_little_data_proposes_nothing_and_says_so(run, a100):
     assert [(r["verdict"], r["proposed"]) for r in report["recommendations"]] == [("none", None), ("none", None)]
     assert [f"{f['line']} {f['rule']}: {f['message']}" for f in report["findings"]] == [
         "14 usage-too-little-data: pool inference: no recommendation, too little data: 5.8 h of samples, at least "
-        "12 h are needed",
+        "24 h are needed",
         "23 usage-too-little-data: pool training: no recommendation, too little data: 5.8 h of samples, at least "
-        "12 h are needed"]
+        "24 h are needed"]
 
 
 def test_series_of_nodes_the_snapshot_lacks_are_named_and_left_out(run, a100):
@@ -199,7 +201,7 @@ def test_an_idle_gpu_held_by_a_pod_is_reported(run, tmp_path):
     report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
                        "--output", "json", cwd=tmp_path))
     assert [f"{f['line']} {f['rule']}: {f['message']}" for f in report["findings"]] == [
-        "23 pool-gpus-idle: pool training: 1 GPU(s) held by pods did nothing over 23.5 h (activity and memory below "
+        "23 pool-gpus-idle: pool training: 1 GPU(s) held by pods did nothing over 25.5 h (activity and memory below "
         "1%): gke-a100-training-2 GPU 0"]
 
 
@@ -367,8 +369,8 @@ def test_the_written_proposal_is_priced_the_same_by_gengpu_diff(run, tmp_path, r
     assert run("build", "-q", cwd=tmp_path).exit_code == 0
     diff = json.loads(run("diff", "--base", "HEAD", "--output", "json", cwd=tmp_path).stdout)
     spend = diff["spend"]["gke-a100"]
-    assert spend["gpus"] == {"A100-40GB": -3}
-    assert spend["maxMonthly"]["change"] == sized["recommendations"][0]["monthlyDelta"] == -8044.72
+    assert spend["gpus"] == {"A100-40GB": -2}
+    assert spend["maxMonthly"]["change"] == sized["recommendations"][0]["monthlyDelta"] == -5363.15
 
 
 def test_markdown_for_a_pull_request_comment(run, a100):
@@ -379,11 +381,11 @@ def test_markdown_for_a_pull_request_comment(run, a100):
 
 | pool | verdict | now | proposed | monthly |
 |---|---|---|---|---|
-| gke-a100/inference | use MIG | whole GPUs | MIG single (1g.10gb x 4) | -$8,045 |
+| gke-a100/inference | use MIG | whole GPUs | MIG single (2g.10gb x 3) | -$5,363 |
 | gke-a100/training | keep | whole GPUs | - | - |
 
 <details><summary>gke-a100/inference: 4 GPU(s) whose pods peaked at 4.5 GiB of 40 GiB and 12% p95 activity over """)
-    assert "**Total: -$8,045/month** if every proposal is applied (`gengpu rightsize --write`)." in result.stdout
+    assert "**Total: -$5,363/month** if every proposal is applied (`gengpu rightsize --write`)." in result.stdout
 
 
 def test_gpus_are_freed_in_whole_nodes(run, tmp_path):
@@ -520,3 +522,47 @@ def test_a_proposal_takes_the_mig_strategy_the_cluster_already_has(run, a100):
                   cwd=a100)
     assert written.exit_code == 0, written.output
     assert run("validate", "gke-a100.yaml", cwd=a100).exit_code == 0
+
+
+def test_match_picks_one_clusters_series_where_node_names_repeat(run, a100, tmp_path_factory):
+    """A backend holding two clusters (Thanos, Mimir): the staging cluster's nodes have the same names, and its
+    inference GPUs are full. Without --match their figures join prod's pools by name (prod would be kept busy); with
+    --match 'cluster="prod"' only prod's series count, on a real Prometheus and in the recording alike."""
+    prod = dcgm_samples.openmetrics(dcgm_samples.a100_fleet(), step=300)
+    busy = [dcgm_samples.Gpu(f"gke-a100-inference-{i}", 0, "serving", f"big-{i}", (36000, 1000), 90) for i in range(4)]
+    staging = dcgm_samples.openmetrics(busy, step=300, seed=11)
+
+    def labelled(text: str, cluster: str) -> list[str]:
+        return [re.sub(r"\{", f'{{cluster="{cluster}",', line, count=1) if not line.startswith("#") else line
+                for line in text.splitlines() if line != "# EOF"]
+
+    merged, seen = [], set()
+    for line in labelled(prod, "prod") + labelled(staging, "staging"):
+        if line.startswith("#"):
+            if line in seen:
+                continue
+            seen.add(line)
+        merged.append(line)
+    by_metric: dict[str, list[str]] = {}
+    for line in merged:  # OpenMetrics wants each family's samples together
+        name = line.split()[2] if line.startswith("#") else line.split("{", 1)[0]
+        by_metric.setdefault(name, []).append(line)
+    recording = "\n".join(line for lines in by_metric.values() for line in lines) + "\n# EOF\n"
+    (a100 / "gpus.om").write_text(recording, encoding="utf-8")
+    args = ("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--output", "json")
+    mixed = _json(run(*args, "--metrics", "gpus.om", cwd=a100))
+    assert mixed["recommendations"][0]["verdict"] == "keep"
+    alone = _json(run(*args, "--metrics", "gpus.om", "--match", 'cluster="prod"', cwd=a100))
+    assert alone["recommendations"][0]["proposed"]["sharing"]["mig"]["layout"] == {"2g.10gb": 3}
+    server = prometheus.start(tmp_path_factory.mktemp("prometheus-two-clusters"), recording)
+    try:
+        served = _json(run(*args, "--prometheus", server.url, "--until", "2025-12-01T00:00:00Z", "--match",
+                           'cluster="prod"', cwd=a100))
+    finally:
+        server.stop()
+    for r in served["recommendations"] + alone["recommendations"]:
+        r["evidence"].pop("source", None)
+    assert served["recommendations"] == alone["recommendations"]
+    bad = run(*args, "--metrics", "gpus.om", "--match", "cluster=prod", cwd=a100)
+    assert (bad.exit_code, bad.stderr) == (2, "gengpu: error: --match 'cluster=prod': give PromQL label matchers, "
+                                              "e.g. 'cluster=\"prod\"' or 'cluster=\"prod\",region=~\"eu-.*\"'\n")

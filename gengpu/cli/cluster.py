@@ -95,16 +95,20 @@ def check(profiles, snapshot_file, context, pool, fmt, strict, quiet):
               help="The cluster's nodes, to put each series in its pool (gengpu snapshot, or kubectl get nodes -o yaml).")
 @click.option("--context", default=None, help="Read the nodes from the live cluster of this kubeconfig context instead.")
 @click.option("--since", default="7d", show_default=True, help="Window of the figures (a Prometheus duration).")
+@click.option("--match", default=None, metavar="MATCHERS",
+              help="PromQL label matchers that pick this cluster's series where a backend holds several (Thanos, "
+              "Mimir, VictoriaMetrics), e.g. 'cluster=\"prod\"'; node names repeat across clusters.")
 @click.option("--until", default=None, metavar="TIME",
               help="End of the window, RFC 3339 or unix seconds (default: now; for --metrics, its last sample).")
-@click.option("--min-hours", type=click.FloatRange(0), default=12, show_default=True,
+@click.option("--min-hours", type=click.FloatRange(0), default=24, show_default=True,
               help="Data a pool's figures must cover before anything is proposed.")
 @click.option("--output", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
               help="Report format: text, markdown (for a pull-request comment) or json.")
 @click.option("--write", is_flag=True, help="Apply the proposals to the profile (comments and order kept).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @guarded
-def rightsize(profiles, prometheus, metrics_file, snapshot_file, context, since, until, min_hours, fmt, write, quiet):
+def rightsize(profiles, prometheus, metrics_file, snapshot_file, context, since, match, until, min_hours, fmt, write,
+              quiet):
     """Propose, from what the GPUs really did, the profile change that packs pods on fewer GPUs, with its saving.
 
     \b
@@ -131,7 +135,7 @@ def rightsize(profiles, prometheus, metrics_file, snapshot_file, context, since,
     if snapshot_file is not None and context is not None:
         raise UsageError("give either --snapshot FILE or --context NAME, not both")
     result = flow.rightsize(list(profiles), snapshot_file, context, prometheus, metrics_file, since,
-                                _time(until), min_hours, progress=not quiet)
+                                _time(until), min_hours, progress=not quiet, match=match)
     if fmt == "json":
         click.echo(report.as_json(result.recommendations, result.findings), nl=False)
     else:

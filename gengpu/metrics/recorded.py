@@ -21,6 +21,7 @@ class Recorded:
 
     source: str
     series: dict[str, dict[tuple, list[tuple[float, float]]]] = field(default_factory=dict)  # metric -> labels -> samples
+    matchers: tuple = ()  # --match: only the series of one cluster
 
     @property
     def last(self) -> float | None:
@@ -30,7 +31,7 @@ class Recorded:
     def _window(self, metric: str, at: float, seconds: int, where=None):
         for labels, samples in self.series.get(metric, {}).items():
             values = [(t, v) for t, v in samples if at - seconds < t <= at]
-            if values and (where is None or where(dict(labels))):
+            if values and (where is None or where(dict(labels))) and u.matches(dict(labels), self.matchers):
                 yield dict(labels), values
 
     def nodes(self, window: str, at: float) -> dict[tuple[str, str], int]:

@@ -12,6 +12,7 @@ engine-activity ratio in 0..1; the node is `Hostname` (`hostname` in later relea
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 FB_USED = "DCGM_FI_DEV_FB_USED"
@@ -138,6 +139,41 @@ def _number(text: str):
 # --- PromQL ---------------------------------------------------------------------------------------------------------
 
 STAT_LABEL = "gengpu_stat"
+_MATCHER = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"\s*(?:,|$)')
+
+
+def parse_match(text: str) -> tuple[tuple[str, str, str], ...]:
+    """`--match`: PromQL label matchers (cluster="prod", region=~"eu-.*", env!="dev"), comma-separated, that pick
+    one cluster's series on a backend holding several (Thanos, Mimir, VictoriaMetrics). ValueError when malformed."""
+    out, pos = [], 0
+    while pos < len(text):
+        m = _MATCHER.match(text, pos)
+        if not m or m.end() == pos:
+            raise ValueError(text)
+        out.append((m.group(1), m.group(2), re.sub(r"\\(.)", r"\1", m.group(3))))
+        pos = m.end()
+    if not out:
+        raise ValueError(text)
+    return tuple(out)
+
+
+def matches(labels: dict, matchers) -> bool:
+    """A series' labels against the matchers, as Prometheus judges them (regexes anchored)."""
+    for key, op, value in matchers:
+        have = labels.get(key, "")
+        ok = have == value if op in ("=", "!=") else re.fullmatch(value, have) is not None
+        if ok != (op in ("=", "=~")):
+            return False
+    return True
+
+
+def _terms(matchers) -> str:
+    return "".join(f", {k}{op}{quote(v)}" for k, op, v in matchers)
+
+
+def _selector(matchers, *terms: str) -> str:
+    inner = ", ".join([*terms, *(f"{k}{op}{quote(v)}" for k, op, v in matchers)])
+    return f"{{{inner}}}" if inner else ""
 
 
 def quote(text: str) -> str:
@@ -167,9 +203,10 @@ def _range(fn: str, metric: str, selector: str, window: str, resolution: str) ->
     return f"{inner}(timestamp({vector})[{window}:{resolution}])"
 
 
-def pool_query(node_label: str, nodes: list[str], window: str, resolution: str, exported: bool) -> str:
+def pool_query(node_label: str, nodes: list[str], window: str, resolution: str, exported: bool,
+               matchers=()) -> str:
     """One query for every figure of a pool's devices and pods, each result tagged with its stat."""
-    selector = f"{node_label}=~{quote(node_regex(nodes))}"
+    selector = f"{node_label}=~{quote(node_regex(nodes))}{_terms(matchers)}"
     device_keys = ", ".join((node_label, *DEVICE_LABELS))
     namespace_label, pod_label = POD_LABELS[exported]
     parts = []
@@ -183,19 +220,20 @@ def pool_query(node_label: str, nodes: list[str], window: str, resolution: str, 
     return "\nor ".join(parts)
 
 
-def nodes_query(window: str) -> str:
+def nodes_query(window: str, matchers=()) -> str:
     """Which nodes dcgm-exporter reported over the window, under which node label."""
-    return f"count by ({', '.join(NODE_LABELS)}) (last_over_time({FB_USED}[{window}]))"
+    return f"count by ({', '.join(NODE_LABELS)}) (last_over_time({FB_USED}{_selector(matchers)}[{window}]))"
 
 
-def models_query(window: str) -> str:
+def models_query(window: str, matchers=()) -> str:
     """The GPU model of every node dcgm-exporter reported over the window."""
-    return f"count by ({', '.join(NODE_LABELS)}, modelName) (last_over_time({FB_USED}[{window}]))"
+    return (f"count by ({', '.join(NODE_LABELS)}, modelName) "
+            f"(last_over_time({FB_USED}{_selector(matchers)}[{window}]))")
 
 
-def exported_query(window: str) -> str:
+def exported_query(window: str, matchers=()) -> str:
     """Whether the workload's labels were renamed exported_* by a scrape of the exporter's pod."""
-    return f'count(last_over_time({FB_USED}{{exported_pod!=""}}[{window}]))'
+    return f"count(last_over_time({FB_USED}{_selector(matchers, 'exported_pod!=' + quote(''))}[{window}]))"
 
 
 def seconds(window: str) -> int:
@@ -218,9 +256,10 @@ class Server:
     """The figures from a Prometheus-compatible server: two small queries for the whole window (which nodes, which
     pod labels), then one per pool; the aggregation stays in PromQL."""
 
-    def __init__(self, client):
+    def __init__(self, client, matchers=()):
         self.client = client
         self.url = client.url
+        self.matchers = matchers
 
     @property
     def queries(self) -> int:
@@ -228,24 +267,25 @@ class Server:
 
     def nodes(self, window: str, at: float) -> dict[tuple[str, str], int]:
         out = {}
-        for labels, value in self.client.query(nodes_query(window), at):
+        for labels, value in self.client.query(nodes_query(window, self.matchers), at):
             label = next((k for k in NODE_LABELS if labels.get(k)), "")
             out[(label, labels.get(label, ""))] = int(value) if not math.isnan(value) else 0
         return out
 
     def exported(self, window: str, at: float) -> bool:
-        return any(value > 0 for _, value in self.client.query(exported_query(window), at))
+        return any(value > 0 for _, value in self.client.query(exported_query(window, self.matchers), at))
 
     def models(self, window: str, at: float) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
-        for labels, _ in self.client.query(models_query(window), at):
+        for labels, _ in self.client.query(models_query(window, self.matchers), at):
             node = next((labels[k] for k in NODE_LABELS if labels.get(k)), "")
             out.setdefault(node, set()).add(labels.get("modelName", ""))
         return out
 
     def pool_usage(self, node_label: str, nodes: list[str], window: str, at: float, exported: bool) -> Usage:
         result = Usage()
-        for labels, value in self.client.query(pool_query(node_label, nodes, window, resolution(window), exported),
+        for labels, value in self.client.query(pool_query(node_label, nodes, window, resolution(window), exported,
+                                                          self.matchers),
                                                at):
             level, _, stat = labels.pop(STAT_LABEL, ":").partition(":")
             if level in ("device", "pod") and stat:

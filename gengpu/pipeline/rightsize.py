@@ -32,7 +32,7 @@ class RightsizeResult:
 
 def rightsize(paths: list[str], snapshot: str | None, context: str | None, prometheus: str | None,
               metrics: str | None, since: str, until: float | None, min_hours: float,
-              out_dir: Path = Path(DEFAULT_OVERLAYS), progress: bool = True) -> RightsizeResult:
+              out_dir: Path = Path(DEFAULT_OVERLAYS), progress: bool = True, match: str | None = None) -> RightsizeResult:
     """Load the profiles, the cluster's nodes (to put each series in its pool) and dcgm-exporter's figures over the
     window (PromQL on a server, or a recorded file); size every pool of the cluster's profile and judge it."""
     from gengpu import sizing
@@ -44,10 +44,15 @@ def rightsize(paths: list[str], snapshot: str | None, context: str | None, prome
         usage.seconds(since)
     except ValueError:
         raise UsageError(f"--since {since!r}: give a Prometheus duration such as 24h, 7d or 2w") from None
+    try:
+        matchers = usage.parse_match(match) if match is not None else ()
+    except ValueError:
+        raise UsageError(f"--match {match!r}: give PromQL label matchers, e.g. 'cluster=\"prod\"' or "
+                         "'cluster=\"prod\",region=~\"eu-.*\"'") from None
     loaded = load_profiles(profile_files(paths), out_dir)
     findings = [f for f in loaded.findings if f.is_error]
     profiles = [(c.profile, c.source.docs[0]) for c in loaded.profiles if c.profile is not None]
-    source, shown, at, more = _metrics_source(prometheus, metrics, until)
+    source, shown, at, more = _metrics_source(prometheus, metrics, until, matchers)
     findings += more
     if source is None:
         return RightsizeResult(sort_findings(findings), source=shown)
@@ -80,7 +85,7 @@ def rightsize(paths: list[str], snapshot: str | None, context: str | None, prome
                            getattr(source, "queries", 0), getattr(source, "client", None))
 
 
-def _metrics_source(prometheus: str | None, metrics: str | None, until: float | None):
+def _metrics_source(prometheus: str | None, metrics: str | None, until: float | None, matchers=()):
     """(source, how it is shown, the window's end, findings): a Prometheus server, or a recording read from a file
     (None with its findings when it cannot be read)."""
     import time
@@ -90,7 +95,7 @@ def _metrics_source(prometheus: str | None, metrics: str | None, until: float | 
     if metrics is None:
         from gengpu.metrics.prometheus import Prometheus
 
-        source = usage.Server(Prometheus(prometheus))
+        source = usage.Server(Prometheus(prometheus), matchers)
         return source, source.url, until if until is not None else time.time(), []
     from gengpu.checking.rules import finding
     from gengpu.metrics import recorded
@@ -108,6 +113,7 @@ def _metrics_source(prometheus: str | None, metrics: str | None, until: float | 
     recording, more = recorded.load(text, shown) if text is not None else (None, errors)
     if recording is None:
         return None, shown, until, more
+    recording.matchers = matchers
     return recording, shown, until if until is not None else recording.last, more
 
 

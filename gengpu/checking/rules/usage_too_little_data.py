@@ -12,7 +12,7 @@ RULE = Rule(
     summary="A pool's GPUs were measured for less time than gengpu needs to size it.",
     fix="Wait for more data, widen the window (--since), or lower --min-hours if the workload is steady.",
     explanation="A peak that has not happened yet cannot be seen: a sizing from a few hours would cut the memory a "
-    "nightly batch needs. gengpu proposes nothing for a pool until its series cover --min-hours (12 by default).",
+    "nightly batch needs. gengpu proposes nothing for a pool until its series cover --min-hours (24 by default: a daily cycle).",
     source="gengpu",
     check=check,
     applies_to=USAGE_POOL,

@@ -1,9 +1,11 @@
 """A baseline: findings a team accepted on the day it adopted gengpu, so that CI fails only on new ones.
 
-Each finding is known by a fingerprint that survives moved lines and reformatting: its rule, its file and its
-message (which names the object, the field and the value), with line and column numbers taken out. A finding that
-occurs several times is counted. The file is JSON, sorted, with the rule, file and message of every entry beside its
-fingerprint so that a reviewer can read what was accepted.
+Each finding is known by a fingerprint that survives moved lines, reordered lists and reformatting: its rule, its
+file (relative to the repository's root, wherever gengpu runs from), the object it is about (kind/namespace/name of
+the document at its line; for a profile, the pool a message names by its place in spec.nodePools) and its message
+with line numbers and list indexes taken out. A finding that occurs several times is counted. Info findings are
+never recorded. The file is JSON, sorted, with the rule, file and message of every entry beside its fingerprint so
+that a reviewer can read what was accepted.
 
 The repository's settings file (.gengpu.yaml, `baseline: FILE`) lets the pre-commit hooks and the pull-request job
 use the baseline without a flag.
@@ -20,20 +22,91 @@ from pathlib import Path
 
 from gengpu.findings import Finding, UsageError
 
-VERSION = 1
+VERSION = 2  # 1: fingerprints of file and message alone (list indexes and the working directory in them)
 SETTINGS = ".gengpu.yaml"
-# places that move when lines move: "line 12", "lines 3-5", "file.yaml:12:7"
+MAX_BYTES = 16 * 1024 * 1024
+# places that move when lines move: "line 12", "lines 3-5", "file.yaml:12:7"; indexes that move when lists change
 _PLACES = re.compile(r"\blines? \d+(?:\s*[-–]\s*\d+)?|(?:(?<=\.yaml)|(?<=\.yml)|(?<=\.json)):\d+(?::\d+)?")
+_INDEX = re.compile(r"\[\d+\]")
+_POOL = re.compile(r"nodePools\[(\d+)\]")
 
 
 def normalised(message: str) -> str:
-    return " ".join(_PLACES.sub("#", message).split())
+    return " ".join(_INDEX.sub("[#]", _PLACES.sub("#", message)).split())
 
 
-def fingerprint(f: Finding) -> str:
-    """Stable across moved lines and reformatting: rule, file and the message without positions."""
-    text = f"{f.rule}\0{Path(f.file).as_posix()}\0{normalised(f.message)}"
+def fingerprint(f: Finding, identities: "Identities | None" = None) -> str:
+    """Stable across moved lines, reordered lists and reformatting: rule, file, object, message without positions."""
+    ids = identities or Identities()
+    text = f"{f.rule}\0{ids.path(f.file)}\0{ids.of(f)}\0{normalised(ids.named(f))}"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+class Identities:
+    """What a finding is about, read from its file once per run: the repository-relative path, the object at its
+    line, and the names of the pools its message gives by index."""
+
+    def __init__(self):
+        self._docs: dict[str, list] = {}
+        self._root = _repository_root()
+
+    def path(self, file: str) -> str:
+        try:
+            return Path(file).resolve().relative_to(self._root).as_posix()
+        except (ValueError, OSError):
+            return Path(file).as_posix()
+
+    def _load(self, file: str) -> list:
+        if file not in self._docs:
+            docs = []
+            if file.endswith((".yaml", ".yml")) and Path(file).is_file():
+                from gengpu.loading import load_file
+
+                try:
+                    docs = load_file(Path(file), file)[0]
+                except Exception:  # noqa: BLE001  (an unreadable file has no identities; its findings say why)
+                    docs = []
+            self._docs[file] = docs
+        return self._docs[file]
+
+    def _document(self, f: Finding):
+        docs = [d for d in self._load(f.file) if isinstance(d.data, dict) and d.position(())[0] <= max(f.line, 1)]
+        return max(docs, key=lambda d: d.position(())[0], default=None)
+
+    def of(self, f: Finding) -> str:
+        """kind/namespace/name of the Kubernetes object the finding is in ('' for other documents)."""
+        doc = self._document(f)
+        data = doc.data if doc is not None else {}
+        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        if not data.get("kind") or data.get("kind") == "GPUProfile":
+            return ""
+        return f"{data.get('kind')}/{meta.get('namespace', '')}/{meta.get('name', '')}"
+
+    def named(self, f: Finding) -> str:
+        """The message with a profile's nodePools[i] given as the pool's name."""
+        if not _POOL.search(f.message):
+            return f.message
+        doc = self._document(f)
+        spec = doc.data.get("spec") if doc is not None and isinstance(doc.data, dict) else None
+        pools = spec.get("nodePools") if isinstance(spec, dict) else None
+        if not isinstance(pools, list):
+            return f.message
+
+        def name(m):
+            i = int(m.group(1))
+            pool = pools[i] if i < len(pools) and isinstance(pools[i], dict) else {}
+            return f"nodePools[{pool['name']}]" if isinstance(pool.get("name"), str) else m.group(0)
+
+        return _POOL.sub(name, f.message)
+
+
+def _repository_root() -> Path:
+    """The git work tree gengpu runs in (else the working directory): baseline paths do not depend on where."""
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
 
 
 @dataclass
@@ -44,11 +117,15 @@ class Baseline:
 
 
 def render(findings: list[Finding]) -> str:
-    counts = Counter(fingerprint(f) for f in findings)
+    findings = [f for f in findings if f.severity != "info"]  # never failed CI: nothing to accept
+    ids = Identities()
+    prints = [fingerprint(f, ids) for f in findings]
+    counts = Counter(prints)
     first: dict[str, Finding] = {}
-    for f in findings:
-        first.setdefault(fingerprint(f), f)
-    entries = sorted(({"fingerprint": fp, "rule": f.rule, "file": f.file, "message": f.message, "count": counts[fp]}
+    for fp, f in zip(prints, findings):
+        first.setdefault(fp, f)
+    entries = sorted(({"fingerprint": fp, "rule": f.rule, "file": ids.path(f.file), "message": f.message,
+                       "count": counts[fp]}
                       for fp, f in first.items()), key=lambda e: (e["file"], e["rule"], e["message"], e["fingerprint"]))
     head = {"version": VERSION, "about": "Findings accepted by `gengpu validate --write-baseline`; validate with "
             "--baseline (or `baseline:` in .gengpu.yaml) reports only new ones. Remove an entry once it is fixed."}
@@ -65,6 +142,8 @@ def load(path: str) -> Baseline:
     """A baseline file; a missing or malformed one is a UsageError naming the file and the fix."""
     fix = f"write it again with `gengpu validate --write-baseline {path}`"
     try:
+        if Path(path).is_file() and Path(path).stat().st_size > MAX_BYTES:
+            raise UsageError(f"baseline {path}: larger than {MAX_BYTES // 2**20} MiB, no baseline of gengpu's; {fix}")
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UsageError(f"baseline {path}: no such file; {fix}") from None
@@ -72,8 +151,11 @@ def load(path: str) -> Baseline:
         raise UsageError(f"baseline {path}: cannot be read ({e}); {fix}") from None
     try:
         data = json.loads(text)
-    except ValueError as e:
-        raise UsageError(f"baseline {path}: not JSON ({e}); {fix}") from None
+    except (ValueError, RecursionError) as e:
+        raise UsageError(f"baseline {path}: not JSON ({str(e)[:200] or 'nested too deep'}); {fix}") from None
+    if isinstance(data, dict) and data.get("version") == 1:
+        raise UsageError(f"baseline {path}: written by an older gengpu, whose fingerprints held list indexes and "
+                         f"the working directory; {fix} (and review its diff)")
     if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("findings"), list):
         raise UsageError(f"baseline {path}: not a gengpu baseline of version {VERSION}; {fix}")
     base = Baseline(path)
@@ -115,9 +197,10 @@ def apply(findings: list[Finding], base: Baseline, scope: list[str]) -> tuple[li
 
     left = {fp: e["count"] for fp, e in base.entries.items()}
     out, accepted = [], 0
+    ids = Identities()
     for f in findings:
-        fp = fingerprint(f)
-        if left.get(fp, 0) > 0 and f.severity != "info":
+        fp = fingerprint(f, ids) if f.severity != "info" else ""
+        if left.get(fp, 0) > 0:
             left[fp] -= 1
             accepted += 1
         else:
@@ -127,7 +210,7 @@ def apply(findings: list[Finding], base: Baseline, scope: list[str]) -> tuple[li
                            "(not shown; --no-baseline shows them)"))
     for fp, count in sorted(left.items(), key=lambda kv: base.lines.get(kv[0], 0)):
         entry = base.entries[fp]
-        if count > 0 and in_scope(str(entry.get("file", "")), scope):
+        if count > 0 and in_scope(str(entry.get("file", "")), [ids.path(s) for s in scope]):
             gone = "no longer occurs" if count == entry["count"] else f"occurs {entry['count'] - count} time(s), not {entry['count']}"
             out.append(finding("baseline-stale", base.path, base.lines.get(fp, 1), 3,
                                f"{entry.get('rule')} in {entry.get('file')} ({entry.get('message')}) {gone}: "

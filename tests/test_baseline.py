@@ -153,3 +153,72 @@ def test_the_summary_comes_after_the_findings_when_both_streams_share_one_pipe(t
     assert out[0].startswith("plugin.yaml:6:19: error sharing-replicas-too-low ")
     assert out[1].startswith("  fix: ")
     assert out[2] == "gengpu: checked 1 other file(s): 1 error(s), 0 other finding(s)."
+
+
+QUOTA = """apiVersion: v1
+kind: ResourceQuota
+metadata:
+  name: gpu-quota
+  namespace: {ns}
+spec:
+  hard:
+    limits.nvidia.com/gpu: "8"
+"""
+
+
+def test_reordering_pools_keeps_accepted_findings_accepted(run, tmp_path):
+    """A finding of a profile rule names its pool by index (nodePools[1]); inserting a pool before it must not turn the
+    accepted finding into a new one: the fingerprint holds the pool's name."""
+    (tmp_path / "profiles").mkdir()
+    profile = tmp_path / "profiles" / "onprem.yaml"
+    shutil.copy(REPO / "tests" / "fixtures" / "profiles" / "onprem-kubernetes.yaml", profile)
+    assert run("validate", "profiles", "--write-baseline", "b.json", cwd=tmp_path).exit_code == 0
+    text = profile.read_text()
+    pool = text[text.index("    - name: t4-shared\n"):text.index("  argocd:")]
+    profile.write_text(text.replace("    - name: a100-mig\n", pool + "    - name: a100-mig\n", 1).replace(
+        pool + "  argocd:", "  argocd:"))
+    assert profile.read_text().index("t4-shared") < profile.read_text().index("a100-mig")  # moved first
+    result = run("validate", "profiles", "--baseline", "b.json", "--output", "json", cwd=tmp_path)
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == ["baseline-accepted"]
+    assert result.exit_code == 0
+
+
+def test_a_finding_moving_to_another_namespace_is_new(run, tmp_path):
+    """The same quota mistake fixed in team-a and made in team-c: the message is the same, the object is not."""
+    (tmp_path / "manifests").mkdir()
+    quota = tmp_path / "manifests" / "quota.yaml"
+    quota.write_text(QUOTA.format(ns="team-a"))
+    assert run("validate", "manifests", "--write-baseline", "b.json", cwd=tmp_path).exit_code == 0
+    quota.write_text(QUOTA.format(ns="team-c"))
+    result = run("validate", "manifests", "--baseline", "b.json", "--output", "json", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert sorted(f["rule"] for f in json.loads(result.stdout)["findings"]) == [
+        "baseline-stale", "quota-limits-prefix-not-counted"]
+
+
+def test_a_baseline_from_a_subfolder_and_info_findings(run, tmp_path):
+    """Paths in a baseline are the repository's, wherever gengpu runs; info findings (which never fail CI) are not
+    recorded, so they are never reported stale the moment the baseline is used."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "quota.yaml").write_text(QUOTA.format(ns="team-a"))
+    (tmp_path / "manifests" / "dcgm.yaml").write_text(EXPORTER)
+    assert run("validate", "manifests", "--write-baseline", "b.json", cwd=tmp_path).exit_code == 0
+    written = json.loads((tmp_path / "b.json").read_text())["findings"]
+    assert {e["file"] for e in written} == {"manifests/quota.yaml", "manifests/dcgm.yaml"}
+    result = run("validate", ".", "--baseline", "../b.json", "--output", "json", cwd=tmp_path / "manifests")
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"] if f["severity"] != "info"] == []
+    assert "baseline-stale" not in [f["rule"] for f in json.loads(result.stdout)["findings"]]
+    assert result.exit_code == 0
+
+
+def test_old_and_hostile_baselines_are_clear_errors(run, old):
+    (old / "v1.json").write_text('{"version": 1, "findings": []}\n')
+    result = run("validate", "profiles", "--baseline", "v1.json", cwd=old)
+    assert (result.exit_code, result.stderr) == (2, "gengpu: error: baseline v1.json: written by an older gengpu, whose "
+                                                 "fingerprints held list indexes and the working directory; write it "
+                                                 "again with `gengpu validate --write-baseline v1.json` (and review "
+                                                 "its diff)\n")
+    (old / "deep.json").write_text("[" * 100000 + "]" * 100000)
+    result = run("validate", "profiles", "--baseline", "deep.json", cwd=old)
+    assert result.exit_code == 2 and result.stderr.startswith("gengpu: error: baseline deep.json: not JSON (")

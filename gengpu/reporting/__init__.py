@@ -109,7 +109,8 @@ def sarif(findings: list[Finding]) -> str:
             "level": SARIF_LEVEL[f.severity],
             "message": {"text": f.message + (f" Fix: {f.fix}" if f.fix else "")},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.file}, "region": region}}],
-            # the baseline's fingerprint: code scanning tracks a finding across moved lines as the baseline does
+            # the baseline's fingerprint, for tools that read it (GitHub matches alerts on primaryLocationLineHash,
+            # which its upload action computes from the line's text)
             "partialFingerprints": {"gengpu/v2": fingerprint},
         })
     return json.dumps({

@@ -133,8 +133,8 @@ def test_sarif_describes_known_and_unknown_rules_in_full():
         "ruleId": "zz-custom", "ruleIndex": sorted(by_id).index("zz-custom"), "level": "error",
         "message": {"text": "made elsewhere"},
         "locations": [{"physicalLocation": {"artifactLocation": {"uri": "f.yaml"}, "region": {"startLine": 2}}}],
-        # rule, file and message without positions: what the baseline recognises a finding by
-        "partialFingerprints": {"gengpu/v2": __import__("hashlib").sha256(b"zz-custom\0f.yaml\0made elsewhere")
+        # rule, repository path, object (none: not a YAML object) and message without positions: the baseline's
+        "partialFingerprints": {"gengpu/v2": __import__("hashlib").sha256(b"zz-custom\0f.yaml\0\0made elsewhere")
                                 .hexdigest()[:32]}}
 
 

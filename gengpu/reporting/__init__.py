@@ -9,6 +9,7 @@ import json
 
 from gengpu import __version__
 from gengpu.findings import Finding
+from gengpu.reporting import safe
 
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
@@ -27,6 +28,7 @@ def use_color(stream) -> bool:
 
 
 def text(findings: list[Finding], color: bool = False) -> str:
+    findings = safe.findings(findings)
     import click
 
     lines = []
@@ -39,6 +41,7 @@ def text(findings: list[Finding], color: bool = False) -> str:
 
 
 def as_json(findings: list[Finding]) -> str:
+    findings = safe.findings(findings, lines=True)
     return json.dumps({
         "findings": [
             {"file": f.file, "line": f.line, "column": f.column, "severity": f.severity, "rule": f.rule,
@@ -59,6 +62,7 @@ def _gh_property(value: str) -> str:
 
 def github(findings: list[Finding]) -> str:
     """GitHub Actions workflow commands: one annotation per finding, on its line."""
+    findings = safe.findings(findings, lines=True)
     lines = []
     for f in findings:
         props = [f"file={_gh_property(f.file)}"]
@@ -80,6 +84,7 @@ def fingerprint_of(f: Finding) -> str:
 
 def sarif(findings: list[Finding]) -> str:
     """SARIF 2.1.0 as GitHub code scanning reads it: every rule described, results with regions."""
+    findings = safe.findings(findings, lines=True)
     from gengpu.checking.rules import RULES
 
     used = sorted({f.rule for f in findings} | set(RULES))
@@ -126,6 +131,7 @@ def sarif(findings: list[Finding]) -> str:
 
 def junit(findings: list[Finding]) -> str:
     """JUnit XML: one test case per file, failed by its errors (warnings and infos as system-out)."""
+    findings = safe.findings(findings)  # (a report read as lines: a break in a message would forge one)
     from xml.sax.saxutils import escape, quoteattr  # pulls in urllib and email: loaded only for this format
     by_file: dict[str, list[Finding]] = {}
     for f in findings:

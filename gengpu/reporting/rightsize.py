@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from gengpu.planning import ESTIMATE
+from gengpu.reporting.safe import shown
 
 VERDICT = {"mig": "use MIG", "time-slicing": "time-slice", "keep": "keep", "none": "no recommendation"}
 
@@ -72,7 +73,14 @@ def text(recommendations, queries: int = 0) -> str:
     total = sum(r.monthly_delta for r in recommendations if r.monthly_delta is not None)
     out.append(f"Total: {money(total)}/month if every proposal is applied (gengpu rightsize --write).")
     out.append(ESTIMATE)
-    return "\n".join(out) + "\n"
+    return "\n".join(shown(line) for line in out) + "\n"  # node and pod names come from Prometheus's labels
+
+
+def _md(text: str) -> str:
+    """Text from outside in a pull-request comment: visible escapes, and no HTML or table syntax of its own."""
+    import html
+
+    return html.escape(shown(text), quote=False).replace("|", "\\|")
 
 
 def markdown(recommendations, queries: int = 0) -> str:
@@ -82,12 +90,12 @@ def markdown(recommendations, queries: int = 0) -> str:
         out.append(f"| {rec.profile}/{rec.pool} | {VERDICT[rec.verdict]} | {_sharing(rec.current['sharing'])} | "
                    f"{proposed} | {money(rec.monthly_delta) if rec.proposed else '-'} |")
     for rec in recommendations:
-        out += ["", f"<details><summary>{rec.profile}/{rec.pool}: {rec.reason}</summary>", ""]
+        out += ["", f"<details><summary>{rec.profile}/{rec.pool}: {_md(rec.reason)}</summary>", ""]
         if rec.evidence:
-            out.append(f"Rests on {_rests_on(rec)}.")
+            out.append(f"Rests on {_md(_rests_on(rec))}.")
             out.append("")
-            out += [f"- {line}" for line in _devices(rec)]
-            out += [f"- note: {n}" for n in rec.evidence.get("notes", [])]
+            out += [f"- {_md(line)}" for line in _devices(rec)]
+            out += [f"- note: {_md(n)}" for n in rec.evidence.get("notes", [])]
         out += ["", "</details>"]
     total = sum(r.monthly_delta for r in recommendations if r.monthly_delta is not None)
     out += ["", f"**Total: {money(total)}/month** if every proposal is applied (`gengpu rightsize --write`).", "",

@@ -1,0 +1,42 @@
+"""Text from outside (a node's condition message, a label value, a series' pod name) made safe to show: on a
+terminal, in a GitHub annotation or pull-request comment, in SARIF or JUnit XML. Control characters (the terminal
+title escape, a bell), line breaks (a forged "no findings" line) and bidirectional overrides (text that reads
+otherwise than it is) are written as visible escapes; everything else is left as it is."""
+
+from __future__ import annotations
+
+import dataclasses
+
+# bidirectional embeddings, overrides and isolates, and the invisible marks that steer them
+_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+def shown(text: str, lines: bool = False) -> str:
+    """lines: keep line breaks, for formats that encode them (JSON, SARIF, XML, GitHub's %0A): only a terminal or a
+    markdown line reads a raw one as a new line."""
+    if text.isprintable():
+        return text  # the common case: no copy
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if lines and ch in "\n\r":
+            out.append(ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif code < 0x20 or 0x7F <= code < 0xA0:
+            out.append(f"\\x{code:02x}")
+        elif code in _BIDI or code in (0x2028, 0x2029):
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def findings(found: list, lines: bool = False) -> list:
+    """The findings with their file and message shown safely (gengpu's own fix texts need nothing)."""
+    return [f if f.message.isprintable() and f.file.isprintable()
+            else dataclasses.replace(f, file=shown(f.file), message=shown(f.message, lines)) for f in found]

@@ -72,10 +72,13 @@ def _sharing(pool: NodePool) -> dict:
 
 
 def _gpu_mib(pool: NodePool, devices: list[Device]) -> float:
-    totals = [d.figures.mem_total for d in devices if d.figures.mem_total]
+    """The GPU's memory: used + free as the exporter saw it, where that is a figure a GPU of the model can have."""
+    nominal = float(catalog.gpus()[pool.gpu_id]["memoryGB"]) * 1024 if pool.gpu_id else None
+    totals = [d.figures.mem_total for d in devices if d.figures.mem_total and math.isfinite(d.figures.mem_total)
+              and (nominal is None or d.figures.mem_total <= nominal * 1.1)]
     if totals:
         return max(totals)
-    return float(catalog.gpus()[pool.gpu_id]["memoryGB"]) * 1024
+    return nominal if nominal is not None else float("nan")
 
 
 def _round(value: float | None, digits: int = 1):
@@ -92,7 +95,7 @@ def _evidence(usage: PoolUsage, units: list[Device], total_mib: float) -> dict:
     out = {
         "source": usage.source, "window": usage.window, "hours": round(usage.hours, 1),
         "nodes": len({d.node for d in usage.devices}), "gpus": len(units), "pods": len(pods),
-        "gpuMemoryMiB": round(total_mib),
+        "gpuMemoryMiB": round(total_mib) if math.isfinite(total_mib) else None,
         "memPeakMiB": _round(max(peaks, default=None), 0), "memP95MiB": _round(max(p95s, default=None), 0),
         "activityMean": _round(max(means, default=None), 3), "activityP95": _round(max(activity, default=None), 3),
         "activityMetric": figures[0].activity_source if figures else None,
@@ -119,18 +122,33 @@ def _price(profile: Profile, pool: NodePool) -> tuple[float | None, str]:
     return (per[0] if per else None), capacity
 
 
+def _known(value: float | None) -> bool:
+    return value is not None and math.isfinite(value) and 0 <= value <= 1
+
+
+def activity(device: Device) -> float:
+    """A device's p95 activity, 0..1; no figure, or one that cannot be (NaN, below 0, above 1), counts as busy."""
+    value = device.figures.activity_p95
+    return value if _known(value) else 1.0
+
+
+def memory_ok(value: float | None, total_mib: float) -> bool:
+    """A memory figure that can be: a number, not negative, not above the GPU's memory."""
+    return value is not None and math.isfinite(value) and 0 <= value <= total_mib * 1.02
+
+
 def share(gpu_id: str, device: Device) -> float:
     """A device's p95 activity as a share of its whole GPU: a MIG instance's engine activity is of its own compute
-    slices (DCGM reports profiling metrics per GPU instance). No figure is not idle: it counts as busy."""
-    activity = device.figures.activity_p95
-    if activity is None:
+    slices (DCGM reports profiling metrics per GPU instance). No figure is not idle: it counts as a busy GPU."""
+    if not _known(device.figures.activity_p95):
         return 1.0
+    value = device.figures.activity_p95
     if not device.mig:
-        return activity
+        return value
     spec = mig.profiles(gpu_id).get(device.mig)
     if spec is None:
-        return activity  # a profile gengpu does not know: count it as a whole GPU, never below what was seen
-    return activity * spec["compute"] / catalog.gpus()[gpu_id]["mig"]["slices"]["compute"]
+        return value  # a profile gengpu does not know: count it as a whole GPU, never below what was seen
+    return value * spec["compute"] / catalog.gpus()[gpu_id]["mig"]["slices"]["compute"]
 
 
 def _mig_choice(gpu_id: str, units: list[Device], headroom: float) -> tuple[str, int] | None:
@@ -158,9 +176,9 @@ def _mig_choice(gpu_id: str, units: list[Device], headroom: float) -> tuple[str,
 
 def _replicas(units: list[Device], total_mib: float, headroom: float) -> int:
     memory = max((d.figures.mem_peak or 0) * (1 + headroom) for d in units)
-    activity = max((1.0 if d.figures.activity_p95 is None else d.figures.activity_p95) for d in units)
+    busiest = max(activity(d) for d in units)
     by_memory = math.floor(total_mib * SHARED_USABLE / memory) if memory else MAX_REPLICAS
-    by_activity = math.floor(1 / (activity * (1 + headroom))) if activity > 0 else MAX_REPLICAS
+    by_activity = math.floor(1 / (busiest * (1 + headroom))) if busiest > 0 else MAX_REPLICAS
     return max(1, min(by_memory, by_activity, MAX_REPLICAS))
 
 
@@ -221,8 +239,16 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
                       "may need more than the survivors show; capture the snapshot while they run, or size a window "
                       "that starts after they left")
         return rec
+    unusable = sorted({f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in units
+                       if not memory_ok(d.figures.mem_peak, total_mib)})
+    if unusable:
+        rec.evidence["memoryUnusable"] = unusable
+        rec.reason = (f"the memory figures of {len(unusable)} device(s) ({', '.join(unusable[:3])}"
+                      f"{', ...' if len(unusable) > 3 else ''}) are missing or cannot be (not a number, below 0, "
+                      f"above the GPU's memory): nothing is proposed on them")
+        return rec
     unknown = sorted({f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in units
-                      if d.figures.activity_p95 is None})
+                      if not _known(d.figures.activity_p95)})
     if unknown:
         rec.evidence["notes"].append(f"no activity figure ({ENGINE_ACTIVE} or {GPU_UTIL}) for {len(unknown)} "
                                      f"device(s) ({', '.join(unknown[:3])}): sized as busy")
@@ -236,7 +262,8 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
                       "GPU; the pool stays whole GPUs")
         return rec
     rec.idle = [f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in allocated
-                if (d.figures.activity_p95 or 0) < IDLE and (d.figures.mem_peak or 0) < IDLE * total_mib]
+                if _known(d.figures.activity_p95) and d.figures.activity_p95 < IDLE
+                and (d.figures.mem_peak or 0) < IDLE * total_mib]
     rec.evidence["idleGpus"] = len(rec.idle)
     if pool.dra or pool.sharing.mode in ("time-slicing", "mps") or len(pool.gpus) != 1:
         rec.verdict = "keep"

@@ -58,3 +58,23 @@ def test_prometheus_labels_are_escaped_in_rightsize_reports(run, tmp_path):
         assert "llm-0\\x1b]0;x\\x07\\u202e" in result.stdout
         if fmt == "markdown":
             assert "<script>" not in result.stdout and "&lt;/summary&gt;&lt;script&gt;" in result.stdout
+
+
+@pytest.mark.parametrize("value", ["NaN", "-5000", "+Inf", "-Inf", "9e99"])
+def test_memory_that_cannot_be_gives_no_proposal(run, tmp_path, value):
+    """The inference pool's memory series all NaN, negative, infinite or beyond any GPU (a broken exporter, a
+    relabelling gone wrong): the pool gets no proposal, and the report says why instead of 'peaked at 0.0 GiB'."""
+    import re
+
+    shutil.copy(HERE / "gke-a100.yaml", tmp_path / "gke-a100.yaml")
+    shutil.copy(HERE / "snapshot.yaml", tmp_path / "snapshot.yaml")
+    text = dcgm_samples.openmetrics(dcgm_samples.a100_fleet(), step=300)
+    text = re.sub(r'^(DCGM_FI_DEV_FB_USED\{[^}]*Hostname="gke-a100-inference-[^}]*\}) \S+ (\d+)$', rf"\1 {value} \2",
+                  text, flags=re.M)
+    (tmp_path / "gpus.om").write_text(text, encoding="utf-8")
+    result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om", "--output",
+                 "json", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.output
+    rec = next(r for r in json.loads(result.stdout)["recommendations"] if r["pool"] == "inference")
+    assert (rec["verdict"], rec["proposed"]) == ("none", None)
+    assert "are missing or cannot be (not a number, below 0, above the GPU's memory)" in rec["reason"]

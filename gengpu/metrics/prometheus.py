@@ -74,7 +74,7 @@ class Prometheus:
 def _json(raw: bytes):
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested beyond what any answer of Prometheus's is
         return None
 
 

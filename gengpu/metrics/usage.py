@@ -269,7 +269,7 @@ class Server:
         out = {}
         for labels, value in self.client.query(nodes_query(window, self.matchers), at):
             label = next((k for k in NODE_LABELS if labels.get(k)), "")
-            out[(label, labels.get(label, ""))] = int(value) if not math.isnan(value) else 0
+            out[(label, labels.get(label, ""))] = int(value) if math.isfinite(value) else 0
         return out
 
     def exported(self, window: str, at: float) -> bool:

@@ -52,6 +52,15 @@ def _json(result) -> dict:
     return json.loads(result.stdout)
 
 
+def _served(run, tmp_path_factory, name: str, recording: str, cwd, *args) -> dict:
+    """`gengpu rightsize ARGS --prometheus` against a real Prometheus holding the recording, at the recording's end."""
+    server = prometheus.start(tmp_path_factory.mktemp(name), recording)
+    try:
+        return _json(run(*args, "--prometheus", server.url, "--until", "2025-12-01T00:00:00Z", cwd=cwd))
+    finally:
+        server.stop()
+
+
 def test_a_pool_of_small_pods_on_whole_a100s_gets_mig_and_a_busy_one_is_kept(run, a100, recording):
     report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
                        "--output", "json", cwd=a100))
@@ -338,12 +347,8 @@ def test_a_mig_pool_of_larger_instances_than_its_pods_use_gets_a_finer_layout(ru
     assert rec["monthlyDelta"] == round(-1 * A100_PRICE * 730, 2)
     assert rec["reason"].startswith("16 MIG device(s) on 4 GPU(s) whose pods peaked at 2.9 GiB and ")
     # the same from a real Prometheus holding the same samples
-    server = prometheus.start(tmp_path_factory.mktemp("prometheus-mig"), recording)
-    try:
-        served = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--prometheus", server.url,
-                           "--until", "2025-12-01T00:00:00Z", "--output", "json", cwd=tmp_path))
-    finally:
-        server.stop()
+    served = _served(run, tmp_path_factory, "prometheus-mig", recording, tmp_path, "rightsize", "gke-a100.yaml",
+                     "--snapshot", "snapshot.yaml", "--output", "json")
     for r in served["recommendations"] + report["recommendations"]:
         r["evidence"].pop("source", None)
     assert served == report
@@ -455,12 +460,8 @@ def test_nodes_autoscaled_away_withhold_the_proposal_on_a_real_prometheus(run, t
                                 "NVIDIA H100 80GB HBM3", 81559) for n in (2, 3) for i in range(8)]
     recording = dcgm_samples.openmetrics(small + nightly, hours=26, step=600)
     _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
-    server = prometheus.start(tmp_path_factory.mktemp("prometheus-gone"), recording)
-    try:
-        report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--prometheus", server.url,
-                           "--until", "2025-12-01T00:00:00Z", "--output", "json", cwd=tmp_path))
-    finally:
-        server.stop()
+    report = _served(run, tmp_path_factory, "prometheus-gone", recording, tmp_path, "rightsize", "h100.yaml",
+                     "--snapshot", "snap.yaml", "--output", "json")
     (rec,) = report["recommendations"]
     assert (rec["verdict"], rec["proposed"], rec["evidence"]["nodesGone"]) == ("none", None, ["ip-10-0-2-1",
                                                                                               "ip-10-0-3-1"])
@@ -554,12 +555,8 @@ def test_match_picks_one_clusters_series_where_node_names_repeat(run, a100, tmp_
     assert mixed["recommendations"][0]["verdict"] == "keep"
     alone = _json(run(*args, "--metrics", "gpus.om", "--match", 'cluster="prod"', cwd=a100))
     assert alone["recommendations"][0]["proposed"]["sharing"]["mig"]["layout"] == {"2g.10gb": 3}
-    server = prometheus.start(tmp_path_factory.mktemp("prometheus-two-clusters"), recording)
-    try:
-        served = _json(run(*args, "--prometheus", server.url, "--until", "2025-12-01T00:00:00Z", "--match",
-                           'cluster="prod"', cwd=a100))
-    finally:
-        server.stop()
+    served = _served(run, tmp_path_factory, "prometheus-two-clusters", recording, a100, *args, "--match",
+                     'cluster="prod"')
     for r in served["recommendations"] + alone["recommendations"]:
         r["evidence"].pop("source", None)
     assert served["recommendations"] == alone["recommendations"]

@@ -50,7 +50,8 @@ def snapshot(context, output_file, namespace):
 @click.command()
 @click.argument("profiles", nargs=-1, type=click.Path())
 @click.option("--snapshot", "snapshot_file", default=None, type=click.Path(dir_okay=False, allow_dash=True),
-              help="A snapshot file (gengpu snapshot, or kubectl get nodes,... -o yaml); - for standard input.")
+              help="A snapshot file (gengpu snapshot, kubectl get nodes,... -o yaml, kubectl describe nodes); - for "
+              "standard input.")
 @click.option("--context", default=None, help="Check the live cluster of this kubeconfig context instead.")
 @click.option("--pool", default=None, metavar="NAME",
               help="Check every GPU node against this pool, whatever its labels (a cluster of one kind of GPU node).")
@@ -64,13 +65,19 @@ def check(profiles, snapshot_file, context, pool, fmt, strict, quiet):
 
     \b
     PROFILES default to profiles/*.yaml; the one whose pools the nodes
-    belong to is used. Each node is mapped to its pool (gengpu.dev/pool,
-    karpenter.sh/nodepool, the clouds' node pool labels) and checked for:
-    GPUs, shared GPUs or MIG devices it advertises (or DRA devices it
-    publishes), unhealthy GPUs, readiness, the MIG state, the sharing config
-    it runs, its driver version; then the GPU Operator's status and pending
-    pods no node can take. Findings point at the profile line of the promise.
-    Read-only: nothing is ever written to the cluster.
+    belong to is used. Each node is mapped to its pool by gengpu's or the
+    provisioner's pool label, the pool's nodeSelector, else by its GPUs (GPU
+    Feature Discovery's product and count, a cloud's accelerator or instance
+    type) when one pool fits, or --pool. Checked by what the node shows, not
+    by config names: the GPUs, shared GPUs or MIG devices it advertises (or
+    DRA devices it publishes), each shortfall by its cause (device plugin
+    down, MIG re-partition, unhealthy GPUs, GPUs missing, config not
+    applied), readiness and GPU fault conditions, the MIG state, GFD's
+    sharing labels, driver and driver upgrades; then the GPU Operator's
+    status, DRA claims, and pending pods no node can take. The snapshot may
+    be `kubectl describe node` text or other pasted forms. Findings point at
+    the profile line of the promise. Read-only: nothing is written to the
+    cluster.
 
     Exit status: 0 clean, 1 findings that are errors, 2 usage or environment
     error (an unreachable API server, RBAC refusing nodes).

@@ -218,3 +218,114 @@ def test_a_snapshot_keeps_what_the_checks_read_and_no_secret(cluster, run, tmp_p
         assert (offline.exit_code, json.loads(offline.stdout)["findings"]) == (0, [])
     finally:
         core.delete_namespaced_pod("trainer", "default", grace_period_seconds=0)
+
+
+def _context(server, name: str, url: str | None = None, token: str | None = None) -> None:
+    """A kubeconfig context to the same API server (or another URL), as a given token or the admin's."""
+    config = yaml.safe_load(server.kubeconfig.read_text())
+    admin = next(u for u in config["users"] if u["name"] == next(
+        c for c in config["contexts"] if c["name"] == "admin")["context"]["user"])
+    cluster = {"name": name, "cluster": {"server": url}} if url else None
+    if cluster:
+        config["clusters"].append(cluster)
+    config["contexts"].append({"name": name, "context": {"cluster": name if url else "test", "user": name}})
+    config["users"].append({"name": name, "user": {"token": token or admin["user"]["token"]}})
+    server.kubeconfig.write_text(yaml.safe_dump(config))
+
+
+def test_a_rejected_token_is_not_called_rbac(cluster, run, tmp_path, monkeypatch):
+    server, client, api = cluster
+    _context(server, "stale", token="not-a-token")
+    result = _check(run, tmp_path, server, monkeypatch, "stale")
+    assert (result.exit_code, result.output.splitlines()[-1]) == (
+        2, "gengpu: error: cannot list nodes: credentials rejected (401: the token or certificate of the kubeconfig is "
+           "expired or wrong; log in again); `kubectl auth can-i list nodes` tells, and gengpu's gengpu-check "
+           "ClusterRole grants it")
+
+
+def test_an_expired_continue_token_restarts_the_list(cluster, run, tmp_path, monkeypatch):
+    """A proxy in front of the real API server answers the first page that carries a continue token with 410 Gone, as
+    a server does after compacting the revision the list reads: the list starts again and finds every node once."""
+    import http.server
+    import ssl
+    import threading
+    import urllib.request
+
+    server, client, api = cluster
+    _reset(client, api)
+    _apply(client, api, snapshots.healthy(MPS.read_text()))
+    gone = []
+
+    class Proxy(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            if "continue=" in self.path and not gone:
+                gone.append(self.path)
+                body = json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired",
+                                   "message": "The provided continue parameter is too old", "code": 410}).encode()
+                self.send_response(410)
+            else:
+                request = urllib.request.Request(server.url + self.path, headers={
+                    "Authorization": self.headers["Authorization"], "Accept": "application/json"})
+                try:
+                    with urllib.request.urlopen(request, context=ssl._create_unverified_context()) as answer:
+                        body, code = answer.read(), answer.status
+                except urllib.error.HTTPError as e:
+                    body, code = e.read(), e.code
+                self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    try:
+        _context(server, "compacting", url=f"http://127.0.0.1:{proxy.server_address[1]}")
+        monkeypatch.setattr("gengpu.live.kube.PAGE", 1)  # a continue token after every node
+        result = _check(run, tmp_path, server, monkeypatch, "compacting")
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+    assert len(gone) == 1
+    assert (result.exit_code, json.loads(result.stdout)["findings"]) == (0, [])
+
+
+def test_a_server_that_never_answers_is_asked_once(cluster, run, tmp_path, monkeypatch):
+    """An endpoint that accepts the connection and says nothing: one request, bounded by the request timeout, then a
+    clear error; the HTTP library's own retries used to ask it four times."""
+    import socket
+    import threading
+
+    server, client, api = cluster
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    silent.settimeout(0.1)
+    accepted, stop = [], threading.Event()
+
+    def accept():
+        while not stop.is_set():
+            try:
+                accepted.append(silent.accept()[0])
+            except OSError:  # (the timeout: look at the flag again)
+                continue
+
+    listener = threading.Thread(target=accept, daemon=True)
+    listener.start()
+    try:
+        _context(server, "silent", url=f"http://127.0.0.1:{silent.getsockname()[1]}")
+        monkeypatch.setattr("gengpu.live.kube.TIMEOUT", 1)
+        result = _check(run, tmp_path, server, monkeypatch, "silent")
+    finally:
+        stop.set()
+        listener.join()
+        count = len(accepted)
+        for conn in accepted:
+            conn.close()
+        silent.close()
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1].startswith("gengpu: error: cannot reach the API server of context 'silent': ")
+    assert count == 1

@@ -38,7 +38,13 @@ def _client(context: str | None):
 
     try:
         # KUBECONFIG as this process sees it (the client reads it once, when first imported); ':' lists merge
-        api = config.new_client_from_config(config_file=os.environ.get("KUBECONFIG") or None, context=context)
+        settings = client.Configuration()
+        config.load_kube_config(config_file=os.environ.get("KUBECONFIG") or None, context=context,
+                                client_configuration=settings, persist_config=False)
+        # one try per request, each bounded by TIMEOUT: urllib3's default of three retries made an API server that
+        # accepts and never answers take four timeouts to fail
+        settings.retries = False
+        api = client.ApiClient(configuration=settings)
     except (ConfigException, OSError, ValueError, TypeError) as exc:
         where = f"context {context!r}" if context else "the current context"
         raise UsageError(f"cannot use {where} of the kubeconfig: {exc}") from None
@@ -53,8 +59,12 @@ def _client(context: str | None):
 
 def _reason(exc) -> str:
     status = getattr(exc, "status", None)
+    if status == 401:
+        return "credentials rejected (401: the token or certificate of the kubeconfig is expired or wrong; log in again)"
     if status == 403:
         return "forbidden (RBAC)"
+    if status == 410:
+        return "the list expired twice while it was read (410 Gone); try again"
     if status == 404:
         return "not served (its CRD is not installed)"
     if status:
@@ -63,15 +73,26 @@ def _reason(exc) -> str:
 
 
 def _pages(fetch, what: str, progress) -> list[dict]:
-    items, token = [], None
-    while True:
-        kwargs = {"limit": PAGE, "_request_timeout": TIMEOUT, **({"_continue": token} if token else {})}
-        data = fetch(**kwargs)
-        items += data.get("items") or []
-        progress(what, len(items))
-        token = (data.get("metadata") or {}).get("continue")
-        if not token:
-            return items
+    """Every item of a paged LIST. A continue token that expired mid-way (410 Gone: the server compacted the
+    revision the list was reading) restarts the list once from its first page, as kubectl does; pages already read
+    are dropped, so nothing is counted twice."""
+    from kubernetes.client.rest import ApiException
+
+    for attempt in (1, 2):
+        items, token = [], None
+        try:
+            while True:
+                kwargs = {"limit": PAGE, "_request_timeout": TIMEOUT, **({"_continue": token} if token else {})}
+                data = fetch(**kwargs)
+                items += data.get("items") or []
+                progress(what, len(items))
+                token = (data.get("metadata") or {}).get("continue")
+                if not token:
+                    return items
+        except ApiException as exc:
+            if exc.status != 410 or token is None or attempt == 2:
+                raise
+    return []  # (not reached)
 
 
 def _asks_for_gpu(pod: dict) -> bool:

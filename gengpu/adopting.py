@@ -84,7 +84,7 @@ def pool_of(group: Group, platform: str) -> tuple[dict, list[str]]:
     """The profile's node pool for a group, and notes on what the nodes left open."""
     notes: list[str] = []
     first = group.nodes[0]
-    gpu_id, evidence = live_pools.node_gpu_model(_Probe(platform), first)
+    gpu_id, evidence = live_pools.node_gpu_model(platform, first)
     types = sorted({i.labels.get("node.kubernetes.io/instance-type") for i in group.nodes} - {None})
     spec = catalog.instance_type(platform, types[0]) if types and platform != "kubernetes" else None
     if gpu_id is None and spec and spec.get("gpu"):
@@ -110,13 +110,6 @@ def pool_of(group: Group, platform: str) -> tuple[dict, list[str]]:
     if sharing:
         pool["sharing"] = sharing
     return pool, notes
-
-
-class _Probe:
-    """The one field of a profile node_gpu_model reads."""
-
-    def __init__(self, platform: str):
-        self.platform = platform
 
 
 def _gpus_per_node(item: Item, spec: dict | None) -> int | None:

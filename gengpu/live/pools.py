@@ -123,8 +123,9 @@ def _pool_keys(profile: Profile, pool: NodePool) -> list[tuple[str, str]]:
     return keys
 
 
-def node_gpu_model(profile: Profile, item: Item) -> tuple[str | None, str | None]:
-    """(catalog id or None, the evidence as label=value) of the node's GPU model; (None, None) when nothing says."""
+def node_gpu_model(platform: str, item: Item) -> tuple[str | None, str | None]:
+    """(catalog id or None, the evidence as label=value) of the node's GPU model; (None, None) when nothing says.
+    platform: whose instance types the node's instance-type label names."""
     labels = item.labels
     product = labels.get(PRODUCT)
     if product:
@@ -135,7 +136,7 @@ def node_gpu_model(profile: Profile, item: Item) -> tuple[str | None, str | None
             return catalog.resolve_gpu(value), f"{key}={value}"
     for key in INSTANCE_TYPE_LABELS:
         value = labels.get(key)
-        spec = catalog.instance_type(profile.platform, value) if value else None
+        spec = catalog.instance_type(platform, value) if value else None
         if spec and spec.get("gpu"):
             return catalog.resolve_gpu(spec["gpu"]), f"{key}={value}"
     return None, None
@@ -156,7 +157,7 @@ def product_gpu(product: str) -> str | None:
 
 def _misfit(profile: Profile, pool: NodePool, item: Item) -> str | None:
     """Why the node is not one of the pool's by what it is (None: it may be)."""
-    gpu, evidence = node_gpu_model(profile, item)
+    gpu, evidence = node_gpu_model(profile.platform, item)
     wanted = {g for g in pool.gpu_ids if g}
     if evidence is not None and (gpu is None or (wanted and gpu not in wanted)):
         return f"{evidence}, pool {pool.name} has {', '.join(pool.gpus)}"
@@ -189,7 +190,7 @@ def claim(profile: Profile, item: Item, forced: NodePool | None = None,
     misfits = {pool.name: _misfit(profile, pool, item) for pool in profile.node_pools}
     fits = [pool for pool in profile.node_pools if misfits[pool.name] is None and not pool.node_selector]
     if len(fits) == 1:
-        gpu, evidence = node_gpu_model(profile, item)
+        gpu, evidence = node_gpu_model(profile.platform, item)
         return fits[0], f"its GPUs ({evidence})" if evidence else "the only pool that fits", []
     if len(fits) > 1:
         return None, "", [f"pools {' and '.join(p.name for p in fits)} both fit its GPUs: give the pools a "

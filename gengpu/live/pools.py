@@ -80,6 +80,7 @@ class Cluster:
     doc: Document
     snapshot: Snapshot
     nodes: list[Node] = field(default_factory=list)
+    memo: dict = field(default_factory=dict, repr=False)  # what the live rules judge once per cluster
 
     def pool_nodes(self):
         return [n for n in self.nodes if n.pool is not None]

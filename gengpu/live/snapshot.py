@@ -117,6 +117,8 @@ def load(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
     from gengpu.live import pasted
 
     text = raw.decode("utf-8", errors="replace")
+    if _structured(text):
+        return _load_structured(raw, shown)
     for looks, read in ((pasted.looks_like_describe, pasted.read_describe),
                         (pasted.looks_like_show_labels, pasted.read_show_labels)):
         if looks(text):
@@ -133,6 +135,22 @@ def load(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
             snap = Snapshot(shown)
             snap.add(Item(node, pasted.TextDoc(shown), ()))
             return snap, []
+    return _load_structured(raw, shown)
+
+
+_STRUCTURED = re.compile(r"(\{|\[|---|apiVersion:|kind:|items:|metadata:)")
+
+
+def _structured(text: str) -> bool:
+    """YAML or JSON as kubectl or gengpu writes it (its first line says so): no pasted form to look for, which would
+    read every line of a large snapshot in vain."""
+    for line in text[:65536].splitlines()[:50]:
+        if line.strip() and not line.lstrip().startswith("#"):
+            return bool(_STRUCTURED.match(line))
+    return False
+
+
+def _load_structured(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
     docs, findings = load_bytes(_without_prompt(raw), shown)
     if findings:
         return None, findings

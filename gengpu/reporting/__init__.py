@@ -76,16 +76,15 @@ def github(findings: list[Finding]) -> str:
     return "\n".join(lines)
 
 
-def fingerprint_of(f: Finding) -> str:
-    from gengpu import baseline  # only SARIF needs it: text and JSON runs skip the import
-
-    return baseline.fingerprint(f)
-
-
 def sarif(findings: list[Finding]) -> str:
     """SARIF 2.1.0 as GitHub code scanning reads it: every rule described, results with regions."""
-    findings = safe.findings(findings, lines=True)
+    from gengpu import baseline  # only SARIF needs it: text and JSON runs skip the import
     from gengpu.checking.rules import RULES
+
+    identities = baseline.Identities()  # each file read once for the whole report
+    # the baseline's fingerprint, of the finding as found (before its text is made safe to show)
+    prints = [baseline.fingerprint(f, identities) for f in findings]
+    findings = safe.findings(findings, lines=True)
 
     used = sorted({f.rule for f in findings} | set(RULES))
     rules = []
@@ -103,11 +102,10 @@ def sarif(findings: list[Finding]) -> str:
             "properties": {"tags": ["gpu", "kubernetes"], "problem.severity": r.severity if r else "error"},
         })
     results = []
-    for f in findings:
+    for f, fingerprint in zip(findings, prints):
         region = {"startLine": max(f.line, 1)}
         if f.column:
             region["startColumn"] = f.column
-        fingerprint = fingerprint_of(f)
         results.append({
             "ruleId": f.rule,
             "ruleIndex": used.index(f.rule),

@@ -30,13 +30,16 @@ def _running(cluster, label: str | None) -> tuple[str, str, dict] | None:
     if found is None or key is None:
         return None
     name, _ = found
-    cm = next(c for c in cluster.snapshot.configmaps if c.name == name)
-    text = cm.text("data", key)
-    if text is None:
-        return None
-    try:
-        config = yaml.safe_load(text)
-    except yaml.YAMLError:
+    memo = cluster.memo.setdefault("device-plugin-configs", {})
+    if key not in memo:  # each key parsed once per check, not once per node
+        cm = next(c for c in cluster.snapshot.configmaps if c.name == name)
+        text = cm.text("data", key)
+        try:
+            memo[key] = yaml.safe_load(text) if text is not None else None
+        except yaml.YAMLError:
+            memo[key] = None
+    config = memo[key]
+    if config is None:
         return None
     sharing = config.get("sharing") if isinstance(config, dict) else None
     for mode, block in (sharing.items() if isinstance(sharing, dict) else ()):

@@ -36,9 +36,11 @@ class Tool:
     def via_kubectl(self) -> bool:
         return len(self.argv) == 2 and self.argv[1] == "kustomize"
 
-    def build(self, folder) -> list[str]:
-        """`kustomize build DIR`, or `kubectl kustomize DIR` (kubectl takes no build verb)."""
-        return [*self.argv, str(folder)] if self.via_kubectl else [*self.argv, "build", str(folder)]
+    def build(self, folder, anywhere: bool = False) -> list[str]:
+        """`kustomize build DIR`, or `kubectl kustomize DIR` (kubectl takes no build verb); anywhere: files may lie
+        outside DIR, as when Flux's kustomize-controller builds (it turns kustomize's load restrictions off)."""
+        loose = ["--load-restrictor", "LoadRestrictionsNone"] if anywhere else []
+        return [*self.argv, str(folder), *loose] if self.via_kubectl else [*self.argv, "build", str(folder), *loose]
 
 
 def _bin_dirs() -> list[Path]:

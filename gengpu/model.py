@@ -105,6 +105,10 @@ class Flux:
     git_repository: str = "flux-system"  # the GitRepository of this repository, as `flux bootstrap` names it
     interval: str = "10m"
     overlays_dir: str = "overlays"
+    retry_interval: str = "1m"  # a failed Kustomization retries this soon, not after `interval`
+    drift_detection: str | None = None  # the HelmReleases' spec.driftDetection.mode: enabled, warn or disabled
+    service_account: str | None = None  # multi-tenant Flux: the account Kustomizations and HelmReleases act as
+    depends_on: tuple[tuple[str, str | None], ...] = ()  # (name, namespace) of Kustomizations the add-ons wait for
 
 
 @dataclass(frozen=True)
@@ -271,5 +275,8 @@ def build_profile(data: dict, source: str) -> Profile:
         quotas=dict(spec.get("quotas") or {}),
         gitops=spec.get("gitops", "argocd"),
         flux=Flux(namespace=flux.get("namespace", "flux-system"), git_repository=flux.get("gitRepository", "flux-system"),
-                  interval=flux.get("interval", "10m"), overlays_dir=flux.get("overlaysDir", "overlays")),
+                  interval=flux.get("interval", "10m"), overlays_dir=flux.get("overlaysDir", "overlays"),
+                  retry_interval=flux.get("retryInterval", "1m"), drift_detection=flux.get("driftDetection"),
+                  service_account=flux.get("serviceAccountName"),
+                  depends_on=tuple((d["name"], d.get("namespace")) for d in flux.get("dependsOn", []))),
     )

@@ -328,10 +328,21 @@ def check(repo: Path, name: str, c: Checks) -> None:
         c.that(not (repo / "argocd" / "applications" / f"{name}.yaml").exists(), f"{name}: no Application")
         kustomizations = {k["metadata"]["name"]: k["spec"]
                           for k in _docs((overlay / "flux" / "kustomizations.yaml").read_text())}
-        c.that(kustomizations.get(f"gpu-{name}", {}).get("path") == f"./overlays/{name}", f"{name}: Flux Kustomization")
+        # the overlay's files, each in exactly one stage: what the chart needs, or other projects' CRs after it
+        listed = _docs((overlay / "kustomization.yaml").read_text())[0]["resources"]
+        staged = [r.removeprefix("../../") for stage in ("configs", "addons")
+                  if (overlay / "flux" / stage / "kustomization.yaml").exists()
+                  for r in _docs((overlay / "flux" / stage / "kustomization.yaml").read_text())[0]["resources"]]
+        c.that(sorted(staged) == sorted(listed), f"{name}: Flux stages hold the overlay's files once each")
+        if (overlay / "flux" / "configs").exists():
+            c.that(kustomizations.get(f"gpu-{name}", {}).get("path") == f"./overlays/{name}/flux/configs",
+                   f"{name}: Flux Kustomization")
         if (overlay / "gpu-operator-values.yaml").exists():
             c.that(kustomizations.get(f"gpu-{name}-operator", {}).get("dependsOn") == [{"name": f"gpu-{name}"}],
                    f"{name}: the operator after the overlay")
+            if f"gpu-{name}-addons" in kustomizations:
+                c.that(kustomizations[f"gpu-{name}-addons"]["dependsOn"][0] == {"name": f"gpu-{name}-operator"},
+                       f"{name}: node pools and monitoring after the operator")
             release = _docs((overlay / "flux" / "operator" / "gpu-operator.yaml").read_text())[0]
             c.that(release["spec"]["values"] == _docs((overlay / "gpu-operator-values.yaml").read_text())[0],
                    f"{name}: HelmRelease values are the values file's")

@@ -69,7 +69,9 @@ def test_the_pinned_tool_table():
     assert pinned["kube-apiserver"] == ("k8s.io/kubernetes/cmd/kube-apiserver", "v1.34.2", "tools/kube-apiserver")
     assert pinned["etcd"] == ("go.etcd.io/etcd/server/v3", "v3.6.4", "tools/etcd")
     assert pinned["prometheus"] == ("github.com/prometheus/prometheus/cmd/prometheus", "v0.316.0", "tools/promtool")
-    assert sorted(pinned) == ["celcheck", "etcd", "kube-apiserver", "kubeconform", "kustomize", "prometheus", "promtool"]
+    assert pinned["flux"] == ("github.com/fluxcd/flux2/v2/cmd/flux", "v2.9.5", "tools/flux")
+    assert sorted(pinned) == ["celcheck", "etcd", "flux", "kube-apiserver", "kubeconform", "kustomize", "prometheus",
+                              "promtool"]
 
 
 def test_versions_are_read_the_way_each_tool_prints_them():

@@ -3,9 +3,17 @@
 What the cluster's Flux applies (`flux/`, pointed at by a Kustomization of the cluster's bootstrap path):
   sources.yaml          the HelmRepository of NVIDIA's charts (and, on GKE, the GitRepository of Google's driver
                         installer, narrowed by `ignore` to the one manifest Argo CD's Application takes)
-  kustomizations.yaml   Kustomization gpu-<name>: the overlay (namespace, sharing and MIG ConfigMaps, node pools,
-                        monitoring); gpu-<name>-operator: flux/operator, after it (dependsOn), as Argo CD's sync
-                        waves order them (-1 before the chart); gpu-<name>-driver-installer on GKE
+  kustomizations.yaml   three stages, as Argo CD's sync waves order the Application (-1, 0, 1):
+                          gpu-<name>          flux/configs: what the chart needs (namespace, sharing and MIG
+                                              ConfigMaps, gengpu's read-only check access)
+                          gpu-<name>-operator flux/operator, after it: the HelmReleases, waited for
+                          gpu-<name>-addons   flux/addons, after the operator: objects of other projects' CRDs
+                                              (Karpenter, Prometheus Operator, GKE ComputeClasses)
+                        and gpu-<name>-driver-installer on GKE. kustomize-controller dry-runs a Kustomization's
+                        objects on the server before it applies any: one missing CRD holds back everything in
+                        the same Kustomization, so nothing the operator needs may share one with a custom resource.
+  configs/, addons/     kustomizations listing the overlay's files of each stage (`../../<file>`: Flux builds with
+                        kustomize's load restrictions off, inside the repository)
   operator/             HelmReleases of the gpu-operator chart and NVIDIA's DRA driver, pinned, with the values
                         gengpu writes beside the overlay (the same dicts as gpu-operator-values.yaml and
                         dra-driver-values.yaml)
@@ -61,25 +69,51 @@ def only(path: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _kustomization(profile: Profile, name: str, path: str, source: tuple[str, str], depends: list[str],
+CONFIGS, OPERATOR, ADDONS = "configs", "operator", "addons"
+
+
+def _kustomization(profile: Profile, name: str, path: str, source: tuple[str, str], depends: list[dict],
                    wait: bool) -> dict:
-    spec = {"interval": profile.flux.interval, "path": f"./{path}", "prune": True,
-            "sourceRef": {"kind": source[0], "name": source[1]}}
+    spec = {"interval": profile.flux.interval, "retryInterval": profile.flux.retry_interval, "path": f"./{path}",
+            "prune": True, "sourceRef": {"kind": source[0], "name": source[1]}}
     if depends:
-        spec["dependsOn"] = [{"name": d} for d in depends]
+        spec["dependsOn"] = depends
     if wait:
-        spec["wait"] = True  # ready only when its HelmReleases are: what depends on it waits for the operator
+        spec["wait"] = True  # ready only when what it applied is: what depends on it waits for that
     spec["timeout"] = "10m"
+    if profile.flux.service_account:
+        spec["serviceAccountName"] = profile.flux.service_account
     return {"apiVersion": KUSTOMIZE_API, "kind": "Kustomization", "metadata": _meta(profile, name), "spec": spec}
 
 
-def kustomizations(profile: Profile) -> list[dict]:
+def _after(*names: str) -> list[dict]:
+    return [{"name": n} for n in names]
+
+
+def stage_folders(stages: dict[str, list[str]], local_component: bool) -> dict[str, list[str]]:
+    """The stages that get a folder (a stage with no files gets none), and so a Kustomization. The user's local/
+    Component joins the first: it may add objects or patch the namespace and ConfigMaps."""
+    out = {stage: files for stage in (CONFIGS, ADDONS) if (files := stages.get(stage))}
+    if not out:
+        out[CONFIGS] = []  # the local/ Component's stage, or nothing the cluster needs yet
+    return out
+
+
+def kustomizations(profile: Profile, stages: dict[str, list[str]]) -> list[dict]:
+    """stages: stage_folders(), the overlay's files of the configs and addons stages."""
     repo = ("GitRepository", profile.flux.git_repository)
     base = f"gpu-{profile.name}"
-    out = [_kustomization(profile, base, profile.overlay_path, repo, [], False)]
+    folder = f"{profile.overlay_path}/{FOLDER}"
+    out, last = [], []
+    if CONFIGS in stages:
+        out.append(_kustomization(profile, base, f"{folder}/{CONFIGS}", repo, [], True))
+        last = _after(base)
     if profile.operator.enabled or profile.dra_pools:
-        out.append(_kustomization(profile, f"{base}-operator", f"{profile.overlay_path}/{FOLDER}/operator", repo,
-                                  [base], True))
+        out.append(_kustomization(profile, f"{base}-operator", f"{folder}/{OPERATOR}", repo, last, True))
+        last = _after(f"{base}-operator")
+    if ADDONS in stages:
+        external = [{"name": n, **({"namespace": ns} if ns else {})} for n, ns in profile.flux.depends_on]
+        out.append(_kustomization(profile, f"{base}-addons", f"{folder}/{ADDONS}", repo, last + external, True))
     installer = argocd.driver_installer(profile)
     if installer:
         out.append(_kustomization(profile, f"{base}-driver-installer", installer["path"],
@@ -102,6 +136,10 @@ def _release(profile: Profile, name: str, chart: str, version: str, values: dict
     }
     if depends:
         spec["dependsOn"] = [{"name": d} for d in depends]
+    if profile.flux.drift_detection:
+        spec["driftDetection"] = {"mode": profile.flux.drift_detection}
+    if profile.flux.service_account:
+        spec["serviceAccountName"] = profile.flux.service_account
     return {"apiVersion": HELM_API, "kind": "HelmRelease", "metadata": _meta(profile, name), "spec": spec}
 
 
@@ -118,17 +156,30 @@ def releases(profile: Profile) -> dict[str, dict]:
     return out
 
 
-def files(profile: Profile) -> dict[str, object]:
-    """Relative path under the overlay -> documents (a kustomization for each folder)."""
+def _stage(files: list[str], local_component: bool) -> dict:
+    out = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+           "labels": [{"pairs": {"app.kubernetes.io/managed-by": "gengpu"}, "includeSelectors": False}],
+           "resources": [f"../../{f}" for f in files]}
+    if local_component:
+        out["components"] = ["../../local"]
+    return out
+
+
+def files(profile: Profile, stages: dict[str, list[str]], local_component: bool = False) -> dict[str, object]:
+    """Relative path under the overlay -> documents (a kustomization for each folder). stages: the overlay's
+    files of the configs and addons stages; local_component: the overlay has the user's local/ Component."""
     out: dict[str, object] = {}
-    top = {"sources.yaml": sources(profile), "kustomizations.yaml": kustomizations(profile)}
+    folders = stage_folders(stages, local_component)
+    top = {"sources.yaml": sources(profile), "kustomizations.yaml": kustomizations(profile, folders)}
     top = {k: v for k, v in top.items() if v}
     out[f"{FOLDER}/kustomization.yaml"] = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                                            "resources": list(top)}
     out.update({f"{FOLDER}/{k}": v for k, v in top.items()})
+    for i, (stage, listed) in enumerate(folders.items()):
+        out[f"{FOLDER}/{stage}/kustomization.yaml"] = _stage(listed, local_component and i == 0)
     helm = releases(profile)
     if helm:
-        out[f"{FOLDER}/operator/kustomization.yaml"] = {"apiVersion": "kustomize.config.k8s.io/v1beta1",
-                                                        "kind": "Kustomization", "resources": list(helm)}
-        out.update({f"{FOLDER}/operator/{k}": v for k, v in helm.items()})
+        out[f"{FOLDER}/{OPERATOR}/kustomization.yaml"] = {"apiVersion": "kustomize.config.k8s.io/v1beta1",
+                                                          "kind": "Kustomization", "resources": list(helm)}
+        out.update({f"{FOLDER}/{OPERATOR}/{k}": v for k, v in helm.items()})
     return out

@@ -80,6 +80,7 @@ def compile_overlay(profile: Profile, local_component: bool = False) -> dict[str
     """local_component: the overlay folder has a local/ Component of the user's, which the kustomization includes."""
     top = header(profile.source)
     resources: dict[str, object] = {}
+    addons: list[str] = []  # files of other projects' custom resources: Argo CD's wave 1, Flux's last stage
     ns = profile.operator.namespace
     if profile.operator.enabled or profile.dra_pools:  # the DRA driver installs into the same namespace
         resources["namespace.yaml"] = _namespace(ns)
@@ -92,10 +93,10 @@ def compile_overlay(profile: Profile, local_component: bool = False) -> dict[str
         if sharing.mig_pools(profile):
             resources["mig-parted-config.yaml"] = _configmap(
                 sharing.MIG_PARTED_CONFIGMAP, ns, {"config.yaml": dump(sharing.mig_parted_config(profile))})
-    for fname, docs in provisioning.kubernetes_objects(profile).items():
+    for fname, docs in [*provisioning.kubernetes_objects(profile).items(),
+                        *monitoring.kubernetes_objects(profile).items()]:
         resources[fname] = _annotate(docs, "1")
-    for fname, docs in monitoring.kubernetes_objects(profile).items():
-        resources[fname] = _annotate(docs, "1")
+        addons.append(fname)
     if profile.operator.enabled or profile.dra_pools:  # a namespace of gengpu's to hold the reader
         resources[CHECK_ACCESS] = check_access.objects(profile)
     kustomization = {
@@ -117,7 +118,8 @@ def compile_overlay(profile: Profile, local_component: bool = False) -> dict[str
     if profile.dra_pools:
         files[dra.VALUES_FILE] = _text(top, dra.helm_values(profile))
     if profile.gitops == "flux":
-        files.update({name: _text(top, docs) for name, docs in flux.files(profile).items()})
+        stages = {flux.CONFIGS: [f for f in resources if f not in addons], flux.ADDONS: addons}
+        files.update({name: _text(top, docs) for name, docs in flux.files(profile, stages, local_component).items()})
     else:  # the fleet ApplicationSet's parameters: only for clusters Argo CD syncs
         files[argocd.CLUSTER_FILE] = _text(top, argocd.cluster_params(profile))
     for name, content in provisioning.side_files(profile).items():

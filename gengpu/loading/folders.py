@@ -32,3 +32,11 @@ class Files:
         if key not in self._loaded:
             self._loaded[key] = load_file(path, shown)
         return self._loaded[key]
+
+
+FLUX_STAGES = ("flux", "flux/configs", "flux/operator", "flux/addons")
+
+
+def flux_folders(overlay: Path) -> list[Path]:
+    """The kustomizations of an overlay's flux/ folder (compiling/flux.py): its Flux objects and each stage."""
+    return [overlay / f for f in FLUX_STAGES]

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from gengpu.findings import Finding, UsageError, display
+from gengpu.loading.folders import flux_folders
 from gengpu.pipeline.build import BuildResult, build
 from gengpu.pipeline.validate import validate
 
@@ -52,5 +53,5 @@ def _trial(stage: Path) -> list[Finding]:
         return trial.findings
     overlays = list((stage / "overlays").iterdir())
     targets = [str(stage / "profiles"), *map(str, overlays), *[str(p) for p in (stage / "argocd",) if p.is_dir()],
-               *[str(p) for o in overlays for p in (o / "flux", o / "flux" / "operator") if p.is_dir()]]
+               *[str(p) for o in overlays for p in flux_folders(o) if p.is_dir()]]
     return [f for f in validate(targets, cache=False).findings if f.is_error]

@@ -12,7 +12,7 @@ from pathlib import Path
 from gengpu import fleet, stages, writing
 from gengpu.checking import documents, ownership
 from gengpu.findings import Finding, UsageError, display, sort_findings
-from gengpu.loading.folders import Files, is_overlay
+from gengpu.loading.folders import Files, flux_folders, is_overlay
 from gengpu.pipeline.build import ARGOCD_DIR
 from gengpu.pipeline.profiles import DEFAULT_OVERLAYS, Source, file_checks, load_profiles, profile_files
 
@@ -97,7 +97,7 @@ def _repository_targets(shard: tuple[int, int] | None) -> tuple[list[Path], list
     overlays = sorted(p for p in Path(DEFAULT_OVERLAYS).glob("*")
                       if not p.name.startswith(".") and is_overlay(p) and fleet.in_shard(p.name, shard))
     verify = sorted(p for o in overlays for p in (o / "verify").glob("*") if is_overlay(p))
-    verify += [p for o in overlays for p in (o / "flux", o / "flux" / "operator") if is_overlay(p)]
+    verify += [p for o in overlays for p in flux_folders(o) if is_overlay(p)]
     argocd = fleet.in_shard(ARGOCD_DIR, shard)
     targets = [*(p for p in profile_files([]) if fleet.in_shard(p.name, shard)), *overlays, *verify,
                *([argo / "applications"] if argocd and is_overlay(argo / "applications") else [])]

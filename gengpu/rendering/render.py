@@ -44,7 +44,8 @@ def kubernetes_version(overlay: Path, default: str | None, files: Files | None =
 
 def kustomize_build(overlay: Path, display: str) -> tuple[str | None, list[Finding]]:
     tool = tools.find("kustomize")
-    cmd = tool.build(overlay)
+    # a stage of a Flux cluster lists the overlay's files (../../x.yaml): built as Flux builds it
+    cmd = tool.build(overlay, anywhere=(overlay.parent / "kustomizations.yaml").is_file())
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
     if proc.returncode != 0:
         # kustomize's first line says what failed; later lines dump node contents.

@@ -30,6 +30,18 @@ class Choices:
     branch: str = "main"  # the branch Argo CD follows
     mig_preset: str = "all-balanced"  # all-balanced or all-<profile>, as mig-manager names them
     gitops: str = "argocd"  # or flux
+    monitoring: str = "service-monitor"  # spec.monitoring.mode
+
+
+def monitoring_mode(platform: str) -> str:
+    """What init picks when not told: GKE's managed DCGM metrics on GKE, else a Prometheus Operator ServiceMonitor."""
+    return "gke-managed" if platform.startswith("gke") else "service-monitor"
+
+
+def monitoring_modes(platform: str) -> list[str]:
+    if platform == "gke-autopilot":  # no privileged dcgm-exporter there (rule monitoring-platform-mismatch)
+        return ["gke-managed", "none"]
+    return ["service-monitor", "scrape-config", *(["gke-managed"] if platform == "gke" else []), "none"]
 
 
 def _instance(platform: str, gpu_id: str) -> tuple[str, int]:
@@ -97,7 +109,7 @@ def profile(c: Choices) -> dict:
             "kubernetesVersion": "1.33",
             "operator": operator,
             "nodePools": [pool],
-            "monitoring": {"mode": "gke-managed" if c.platform.startswith("gke") else "service-monitor"},
+            "monitoring": {"mode": c.monitoring},
             **({"gitops": "flux"} if c.gitops == "flux" else {"argocd": {"repoURL": c.repo_url, "revision": c.branch}}),
         },
     }

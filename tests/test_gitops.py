@@ -96,8 +96,8 @@ def test_init_asks_in_a_terminal(tmp_path, run, monkeypatch):
     from gengpu.cli import main
 
     # an alias the prompt must take as --gpu does (a first answer that is no GPU of AKS is asked again),
-    # then the region and the repository URL Argo CD syncs
-    answers = "aks\nL4\nt4\ntime-slicing\n6\nwesteurope\nhttps://git.example.org/gpu.git\n"
+    # how GPU metrics reach Prometheus, then the region and the repository URL Argo CD syncs
+    answers = "aks\nL4\nt4\ntime-slicing\n6\nscrape-config\nwesteurope\nhttps://git.example.org/gpu.git\n"
     result = CliRunner().invoke(main, ["init", str(tmp_path / "asked")], input=answers, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     profile = yaml.safe_load((tmp_path / "asked" / "profiles" / "asked.yaml").read_text())
@@ -106,6 +106,7 @@ def test_init_asks_in_a_terminal(tmp_path, run, monkeypatch):
         "aks", "T4", ["Standard_NC4as_T4_v3"], 6)
     assert (profile["spec"]["region"], profile["spec"]["argocd"]["repoURL"]) == (
         "westeurope", "https://git.example.org/gpu.git")
+    assert profile["spec"]["monitoring"] == {"mode": "scrape-config"}
     prompt = next(line for line in result.output.splitlines() if line.startswith("GPU model"))
     assert prompt.count("T4") == 1  # the choices are listed once
     assert "L4 is not a GPU aks offers" in result.output
@@ -118,7 +119,7 @@ def test_init_asks_for_a_mig_layout(tmp_path, monkeypatch):
 
     from gengpu.cli import main
 
-    answers = "eks\nA100-40GB\nmig\nall-3g.20gb\n\nhttps://git.example.org/gpu.git\n"
+    answers = "eks\nA100-40GB\nmig\nall-3g.20gb\n\n\nhttps://git.example.org/gpu.git\n"
     result = CliRunner().invoke(main, ["init", str(tmp_path / "mig")], input=answers, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     pool = yaml.safe_load((tmp_path / "mig" / "profiles" / "mig.yaml").read_text())["spec"]["nodePools"][0]
@@ -218,3 +219,25 @@ def assert_hooks_pass(target, env):
                            capture_output=True, text=True)
     assert hooks.returncode == 0, hooks.stdout + hooks.stderr
     assert "gengpu validate" in hooks.stdout and "Passed" in hooks.stdout
+
+
+def test_init_says_which_monitoring_it_picked_and_input_ending_at_a_question_is_no_internal_error(tmp_path, run,
+                                                                                                   monkeypatch):
+    result = run("init", str(tmp_path / "picked"), "--platform", "eks", "--gpu", "L4")
+    assert result.exit_code == 0, result.output
+    assert ("note: GPU metrics reach Prometheus through a Prometheus Operator ServiceMonitor; for a plain Prometheus "
+            "use --monitoring scrape-config (or set spec.monitoring.mode)") in result.output
+    chosen = run("init", str(tmp_path / "told"), "--platform", "eks", "--gpu", "L4", "--monitoring", "scrape-config")
+    assert chosen.exit_code == 0 and "ServiceMonitor" not in chosen.output
+    profile = yaml.safe_load((tmp_path / "told" / "profiles" / "told.yaml").read_text())
+    assert profile["spec"]["monitoring"] == {"mode": "scrape-config"}
+    assert "kind: ServiceMonitor" not in (tmp_path / "told" / "overlays" / "told" / "monitoring.yaml").read_text()
+
+    monkeypatch.setattr("gengpu.cli.repository._stdin_is_terminal", lambda: True)
+    from click.testing import CliRunner
+
+    from gengpu.cli import main
+
+    ended = CliRunner().invoke(main, ["init", str(tmp_path / "ended")], input="eks\nL4\n")
+    assert ended.exit_code == 130 and "gengpu: aborted" in ended.output and "internal error" not in ended.output
+    assert not (tmp_path / "ended").exists()

@@ -24,7 +24,8 @@ def guarded(fn):
         except UsageError as exc:
             click.echo(f"gengpu: error: {exc}", err=True)
             sys.exit(EXIT_USAGE)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, click.exceptions.Abort):  # Ctrl-C, or input ended while a question waits
+            click.echo("gengpu: aborted", err=True)
             sys.exit(130)
         except BrokenPipeError:
             # The reader went away (`gengpu rules | head`): stop quietly, as other command-line tools do.

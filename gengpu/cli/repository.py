@@ -237,8 +237,13 @@ def diff(base, output_dir, exit_code, output):
 @click.option("--hooks-rev", default=None, help="Release (git ref) of gengpu the hooks and workflow pin.")
 @click.option("--gitops", type=click.Choice(["argocd", "flux"]), default="argocd", show_default=True,
               help="Who syncs the repository into the cluster.")
+@click.option("--monitoring", type=click.Choice(["service-monitor", "scrape-config", "gke-managed", "none"]),
+              default=None, help="How GPU metrics reach Prometheus: a Prometheus Operator ServiceMonitor (needs its "
+              "CRDs), a plain Prometheus scrape job, GKE's managed DCGM metrics, or none (default: gke-managed on "
+              "GKE, else service-monitor).")
 @guarded
-def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, branch, hooks_repo, hooks_rev, gitops):
+def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, branch, hooks_repo, hooks_rev, gitops,
+         monitoring):
     """Start a GitOps repository: a profile, its overlays, pre-commit hooks, a CI lint job and the Argo CD root app.
 
     Run in a terminal without --platform or --gpu to be asked. Existing files are
@@ -272,6 +277,10 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, br
             presets = ["all-balanced"] + [f"all-{p.replace('+', '.')}" for p in mig.profiles(catalog.resolve_gpu(gpu))]
             mig_preset = click.prompt("MIG layout (every GPU of the pool alike; `gengpu mig layouts` shows more)",
                                       type=click.Choice(presets), default="all-balanced")
+        if monitoring is None:
+            monitoring = click.prompt(
+                "GPU metrics (service-monitor needs Prometheus Operator; scrape-config suits a plain Prometheus)",
+                type=click.Choice(scaffolding.monitoring_modes(platform)), default=scaffolding.monitoring_mode(platform))
         region = region or click.prompt("Region", default=scaffolding.REGIONS[platform])
         repo_url = repo_url or click.prompt("Git URL of this repository (as Argo CD reaches it)",
                                             default=scaffolding.Choices.repo_url)
@@ -284,7 +293,8 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, br
         name=name or names.slug(target.resolve().name, "gpu-cluster"),
         repo_url=repo_url or scaffolding.Choices.repo_url, region=region,
         branch=branch or scaffolding.git_branch(target), mig_preset=mig_preset, hooks_repo=hooks_repo or scaffolding.DEFAULT_HOOKS_REPO,
-        hooks_rev=hooks_rev or scaffolding.DEFAULT_HOOKS_REV, gitops=gitops)
+        hooks_rev=hooks_rev or scaffolding.DEFAULT_HOOKS_REV, gitops=gitops,
+        monitoring=monitoring or scaffolding.monitoring_mode(platform))
     from gengpu import reporting
     from gengpu.pipeline import init as flow
 
@@ -301,9 +311,13 @@ def init(directory, platform, gpu, sharing, replicas, name, repo_url, region, br
     gpu_id = catalog.resolve_gpu(choices.gpu)
     if gpu_id and gpu_id.lower() != str(choices.gpu).lower():
         click.echo(f"note: GPU {choices.gpu} is {gpu_id} (`gengpu catalog gpus` lists every model and alias)")
+    if monitoring is None and choices.monitoring == "service-monitor":
+        click.echo("note: GPU metrics reach Prometheus through a Prometheus Operator ServiceMonitor; for a plain "
+                   "Prometheus use --monitoring scrape-config (or set spec.monitoring.mode)")
     if choices.gitops == "flux":
         click.echo(f"note: point a Flux Kustomization of the cluster's bootstrap path at ./overlays/{choices.name}/flux "
-                   "(it syncs the overlay, then the GPU Operator's HelmRelease)")
+                   "(it syncs the namespace and configs, then the GPU Operator's HelmRelease, then the node pools and "
+                   "monitoring objects)")
     elif choices.repo_url == scaffolding.Choices.repo_url:
         click.echo(f"note: Argo CD would sync {choices.repo_url}, a placeholder: set spec.argocd.repoURL in "
                    f"profiles/{choices.name}.yaml and run `gengpu build`")

@@ -155,3 +155,25 @@ def test_junit_in_full():
     assert reporting.junit([Finding("<&>.yaml", 1, 1, "error", "r", "a < b & c")]).splitlines()[3:5] == [
         '    <testcase classname="gengpu" name="&lt;&amp;&gt;.yaml">',
         '      <failure message="1 error(s)" type="gengpu">&lt;&amp;&gt;.yaml:1:1: error r a &lt; b &amp; c</failure>']
+
+
+def test_sarif_passes_the_oasis_sarif_2_1_0_schema():
+    """Against the OASIS SARIF 2.1.0 schema (errata01), vendored from oasis-tcs/sarif-spec (schemas/upstream/
+    SOURCES.yaml): every severity, a rule gengpu does not know, a finding without a position and hostile text."""
+    import gzip
+    from pathlib import Path
+
+    import jsonschema
+
+    raw = (Path(__file__).resolve().parent.parent / "schemas" / "upstream" / "oasis-tcs" / "sarif-spec" /
+           "sarif-2.1" / "schema" / "sarif-schema-2.1.0.json.gz").read_bytes()
+    schema = json.loads(gzip.decompress(raw))
+    hostile = Finding("overlays/b/x.yaml", 2, 1, "warning", "node-gpu-condition", "reason \x1b]0;owned\x07\u202e\nok", "")
+    custom = Finding("profiles/a.yaml", 1, 1, "error", "my-own-rule", "from a plugin", "")
+    log = json.loads(reporting.sarif([ERROR, WARNING, INFO, hostile, custom]))
+    validator = jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+    assert [e.message for e in validator.iter_errors(log)] == []
+    assert len(log["runs"][0]["results"]) == 5
+    # the schema is strict enough to catch a broken log
+    log["runs"][0]["results"][0]["level"] = "fatal"
+    assert [e.message for e in validator.iter_errors(log)] != []

@@ -4,6 +4,7 @@ Operator's ClusterPolicy CRD (vendored, v26.7.0) installed, and the read-only ro
 
 import gzip
 import json
+import time
 
 import pytest
 import yaml
@@ -243,7 +244,8 @@ def test_a_rejected_token_is_not_called_rbac(cluster, run, tmp_path, monkeypatch
            "ClusterRole grants it")
 
 
-def test_an_expired_continue_token_restarts_the_list(cluster, run, tmp_path, monkeypatch):
+@pytest.mark.parametrize("slow", [False, True], ids=["expired", "slow"])
+def test_an_expired_continue_token_restarts_the_list(cluster, run, tmp_path, monkeypatch, slow):
     """A proxy in front of the real API server answers the first page that carries a continue token with 410 Gone, as
     a server does after compacting the revision the list reads: the list starts again and finds every node once."""
     import http.server
@@ -257,7 +259,10 @@ def test_an_expired_continue_token_restarts_the_list(cluster, run, tmp_path, mon
     gone = []
 
     class Proxy(http.server.BaseHTTPRequestHandler):
+        delay = 0.0
+
         def do_GET(self):  # noqa: N802
+            time.sleep(self.delay)
             if "continue=" in self.path and not gone:
                 gone.append(self.path)
                 body = json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired",
@@ -280,15 +285,24 @@ def test_an_expired_continue_token_restarts_the_list(cluster, run, tmp_path, mon
         def log_message(self, *args):
             pass
 
+    Proxy.delay = 0.4 if slow else 0.0
     proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
     threading.Thread(target=proxy.serve_forever, daemon=True).start()
     try:
-        _context(server, "compacting", url=f"http://127.0.0.1:{proxy.server_address[1]}")
+        name = "slow" if slow else "compacting"
+        _context(server, name, url=f"http://127.0.0.1:{proxy.server_address[1]}")
         monkeypatch.setattr("gengpu.live.kube.PAGE", 1)  # a continue token after every node
-        result = _check(run, tmp_path, server, monkeypatch, "compacting")
+        if slow:  # every page within its own 30 s, but not all of them within the capture's 1 s
+            monkeypatch.setenv("GENGPU_KUBE_DEADLINE", "1")
+        result = _check(run, tmp_path, server, monkeypatch, name)
     finally:
         proxy.shutdown()
         proxy.server_close()
+    if slow:
+        assert (result.exit_code, result.output.splitlines()[-1]) == (
+            2, "gengpu: error: the capture did not finish within 1 s (GENGPU_KUBE_DEADLINE sets the limit); the API "
+               "server is slow to answer, or the cluster larger than the limit allows")
+        return
     assert len(gone) == 1
     assert (result.exit_code, json.loads(result.stdout)["findings"]) == (0, [])
 

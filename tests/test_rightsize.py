@@ -563,3 +563,80 @@ def test_match_picks_one_clusters_series_where_node_names_repeat(run, a100, tmp_
     bad = run(*args, "--metrics", "gpus.om", "--match", "cluster=prod", cwd=a100)
     assert (bad.exit_code, bad.stderr) == (2, "gengpu: error: --match 'cluster=prod': give PromQL label matchers, "
                                               "e.g. 'cluster=\"prod\"' or 'cluster=\"prod\",region=~\"eu-.*\"'\n")
+
+
+def _slow_proxy(upstream: str, per_byte: float = 0.0, per_answer: float = 0.0):
+    """An HTTP proxy in front of the real Prometheus that waits `per_answer` seconds before each answer and sends
+    its body one byte every `per_byte` seconds: a server that trickles, each read well within a socket timeout."""
+    import time
+    import urllib.request
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            request = urllib.request.Request(upstream + self.path, data=body, method="POST",
+                                             headers={"Content-Type": self.headers["Content-Type"]})
+            with urllib.request.urlopen(request) as answer:
+                raw = answer.read()
+            time.sleep(per_answer)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            try:
+                for i in range(len(raw)):
+                    self.wfile.write(raw[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(per_byte)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # gengpu gave up on the answer: what the test wants
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
+def test_an_answer_that_trickles_is_cut_off_at_the_timeout(run, a100, server, monkeypatch):
+    import time
+
+    proxy = _slow_proxy(server.url, per_byte=0.05)  # an answer of a few KB would take minutes
+    monkeypatch.setenv("GENGPU_PROMETHEUS_TIMEOUT", "2")
+    url = f"http://127.0.0.1:{proxy.server_address[1]}"
+    try:
+        started = time.monotonic()
+        result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--prometheus", url,
+                     "--until", "2025-12-01T00:00:00Z", cwd=a100)
+        took = time.monotonic() - started
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+    assert result.exit_code == 2
+    assert result.stderr == (f"gengpu: error: Prometheus at {url} did not answer a query whole within 2 s "
+                             "(GENGPU_PROMETHEUS_TIMEOUT sets the limit); a query over a long window may need more, "
+                             "or a narrower --since\n")
+    assert took < 6, took  # one answer's limit, not one per read
+
+
+def test_all_of_a_runs_queries_stop_at_the_deadline(run, a100, server, monkeypatch):
+    proxy = _slow_proxy(server.url, per_answer=0.6)
+    monkeypatch.setenv("GENGPU_PROMETHEUS_DEADLINE", "1")
+    url = f"http://127.0.0.1:{proxy.server_address[1]}"
+    try:
+        result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--prometheus", url,
+                     "--until", "2025-12-01T00:00:00Z", cwd=a100)
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+    assert result.exit_code == 2
+    # each answer within its own 60 s, but the second ends past the run's 1 s: no more are asked
+    assert result.stderr == (f"gengpu: error: Prometheus at {url}: the queries did not finish within the 1 s this "
+                             "command may spend (GENGPU_PROMETHEUS_DEADLINE); narrow the window (--since) or check "
+                             "fewer pools at once\n")
+    monkeypatch.setenv("GENGPU_PROMETHEUS_TIMEOUT", "soon")
+    result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--prometheus", url, cwd=a100)
+    assert (result.exit_code, result.stderr) == (
+        2, "gengpu: error: GENGPU_PROMETHEUS_TIMEOUT='soon': give a number of seconds above 0, e.g. 60\n")

@@ -1,10 +1,12 @@
 """The one module that talks to a Kubernetes API server: a read-only capture of what `gengpu check` needs, through
 the official `kubernetes` client and the user's kubeconfig. Lists are paginated (limit/continue) so memory stays
-flat on large clusters; nothing is ever written; Secrets are never read.
+flat on large clusters; nothing is ever written; Secrets are never read. Each request is tried once within
+TIMEOUT, and the whole capture ends within GENGPU_KUBE_DEADLINE (default 300 s).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -12,6 +14,7 @@ from gengpu.findings import UsageError
 
 PAGE = 500
 TIMEOUT = 30  # seconds per request
+DEADLINE = 300  # seconds for a whole capture (GENGPU_KUBE_DEADLINE)
 # (api group, version, plural, kind, namespaced): what a snapshot holds, in this order
 CLUSTER_KINDS = [
     ("", "v1", "nodes", "Node"),
@@ -72,7 +75,36 @@ def _reason(exc) -> str:
     return str(getattr(exc, "reason", None) or exc).splitlines()[0][:200]
 
 
-def _pages(fetch, what: str, progress) -> list[dict]:
+class Clock:
+    """A capture's time: each request gets TIMEOUT or what is left of the deadline, whichever is less."""
+
+    def __init__(self, budget: float | None = None):
+        if budget is None:
+            raw = os.environ.get("GENGPU_KUBE_DEADLINE") or str(DEADLINE)
+            try:
+                budget = float(raw)
+            except ValueError:
+                budget = float("nan")
+            if not 0 < budget < 86400:  # also NaN
+                raise UsageError(f"GENGPU_KUBE_DEADLINE={raw!r}: give a number of seconds above 0, e.g. {DEADLINE}")
+        self.budget, self.ends = budget, time.monotonic() + budget
+
+    def timeout(self) -> float:
+        left = self.ends - time.monotonic()
+        if left <= 0:
+            raise UsageError(self.message())
+        return min(TIMEOUT, left)
+
+    def ran_out(self) -> bool:
+        """Whether a request that timed out was cut by the deadline rather than by its own TIMEOUT."""
+        return time.monotonic() >= self.ends - 0.05
+
+    def message(self) -> str:
+        return (f"the capture did not finish within {self.budget:g} s (GENGPU_KUBE_DEADLINE sets the limit); the API "
+                "server is slow to answer, or the cluster larger than the limit allows")
+
+
+def _pages(fetch, what: str, progress, clock: Clock | None = None) -> list[dict]:
     """Every item of a paged LIST. A continue token that expired mid-way (410 Gone: the server compacted the
     revision the list was reading) restarts the list once from its first page, as kubectl does; pages already read
     are dropped, so nothing is counted twice."""
@@ -82,7 +114,8 @@ def _pages(fetch, what: str, progress) -> list[dict]:
         items, token = [], None
         try:
             while True:
-                kwargs = {"limit": PAGE, "_request_timeout": TIMEOUT, **({"_continue": token} if token else {})}
+                kwargs = {"limit": PAGE, "_request_timeout": clock.timeout() if clock else TIMEOUT,
+                          **({"_continue": token} if token else {})}
                 data = fetch(**kwargs)
                 items += data.get("items") or []
                 progress(what, len(items))
@@ -113,6 +146,7 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
     """(objects, kinds captured, notes on what could not be read) of the cluster behind a kubeconfig context."""
     import json
 
+    clock = Clock()
     client, api = _client(context)
     from kubernetes.client.rest import ApiException
 
@@ -137,7 +171,7 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
         for group, version, plural, kind in CLUSTER_KINDS:
             api_version = f"{group}/{version}" if group else version
             try:
-                items = _pages(listing(group, version, plural), plural, progress)
+                items = _pages(listing(group, version, plural), plural, progress, clock)
             except ApiException as exc:
                 if plural == "nodes":
                     raise UsageError(f"cannot list nodes: {_reason(exc)}; `kubectl auth can-i list nodes` tells, "
@@ -151,14 +185,14 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
             objects += [kept({**item, "apiVersion": api_version, "kind": kind}) for item in items]
         try:
             pods = _pages(lambda **kw: json.loads(core.list_pod_for_all_namespaces(**kw, _preload_content=False).data),
-                          "pods", progress)
+                          "pods", progress, clock)
             objects += [kept({**p, "apiVersion": "v1", "kind": "Pod"}) for p in pods if _asks_for_gpu(p)]
             captured.add("pods")
         except ApiException as exc:
             notes.append(f"Pod (v1): {_reason(exc)}")
         for name in CONFIGMAPS:
             try:
-                cm = json.loads(core.read_namespaced_config_map(name, namespace, _request_timeout=TIMEOUT,
+                cm = json.loads(core.read_namespaced_config_map(name, namespace, _request_timeout=clock.timeout(),
                                                                 _preload_content=False).data)
                 objects.append(kept({**cm, "apiVersion": "v1", "kind": "ConfigMap"}))
                 captured.add("configmaps")
@@ -172,6 +206,8 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
     except ApiException as exc:
         raise UsageError(f"the API server refused the capture: {_reason(exc)}") from None
     except Exception as exc:  # noqa: BLE001  (urllib3: connection refused, TLS, timeouts): an environment error
+        if clock.ran_out():
+            raise UsageError(clock.message()) from None
         where = f"context {context!r}" if context else "the current context"
         raise UsageError(f"cannot reach the API server of {where}: {str(exc).splitlines()[0][:300]}") from None
     finally:

@@ -1,12 +1,15 @@
 """The one place gengpu talks to Prometheus: instant queries over the HTTP API (/api/v1/query), which Thanos,
-Mimir, Cortex and VictoriaMetrics answer the same way. Read-only, bounded (a timeout per request and a size limit
-per answer); every failure is a UsageError naming the server and what to do.
+Mimir, Cortex and VictoriaMetrics answer the same way. Read-only and bounded: each answer must arrive whole within
+GENGPU_PROMETHEUS_TIMEOUT (a server that trickles its answer is cut off, not waited on read after read), all of a
+command's queries within GENGPU_PROMETHEUS_DEADLINE, one try each (no retries), and each answer under a size
+limit; every failure is a UsageError naming the server and what to do.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -14,19 +17,28 @@ import urllib.request
 from gengpu.findings import UsageError
 
 MAX_ANSWER = 64 * 1024 * 1024
-TIMEOUT = float(os.environ.get("GENGPU_PROMETHEUS_TIMEOUT", "60"))
+TIMEOUT = 60.0  # seconds for one whole answer (GENGPU_PROMETHEUS_TIMEOUT)
+DEADLINE = 600.0  # seconds for all of a command's queries (GENGPU_PROMETHEUS_DEADLINE)
+CHUNK = 64 * 1024
 TOKEN_ENV = "GENGPU_PROMETHEUS_TOKEN"  # a bearer token, for a server behind an authenticating proxy
 
 
 class Prometheus:
-    def __init__(self, url: str, timeout: float = TIMEOUT):
+    def __init__(self, url: str, timeout: float | None = None, deadline: float | None = None):
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise UsageError(f"--prometheus {url!r}: give the server's http(s) URL, e.g. http://prometheus:9090")
+        timeout = timeout if timeout is not None else _seconds("GENGPU_PROMETHEUS_TIMEOUT", TIMEOUT)
+        deadline = deadline if deadline is not None else _seconds("GENGPU_PROMETHEUS_DEADLINE", DEADLINE)
         self.url = url.rstrip("/")
         self.timeout = timeout
+        self.deadline = time.monotonic() + deadline  # the whole command's
+        self.budget = deadline
         self.queries = 0
         self.answered = 0  # bytes of every answer: what a run costs the server and the network
+
+    def _past_deadline(self) -> str:
+        return _past_deadline_text(self.url, self.budget)
 
     def query(self, expr: str, at: float) -> list[tuple[dict, float]]:
         """An instant query at a time (unix seconds): each result's labels and value."""
@@ -37,9 +49,14 @@ class Prometheus:
         if os.environ.get(TOKEN_ENV):
             request.add_header("Authorization", f"Bearer {os.environ[TOKEN_ENV]}")
         self.queries += 1
+        now = time.monotonic()
+        if now >= self.deadline:
+            raise UsageError(self._past_deadline())
+        # this answer's own limit, and never past the command's
+        until = min(now + self.timeout, self.deadline)
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                raw = response.read(MAX_ANSWER + 1)
+            with urllib.request.urlopen(request, timeout=until - now) as response:
+                raw = _read_by(response, until, self.url)
         except urllib.error.HTTPError as e:
             raw = e.read(MAX_ANSWER + 1)
             answer = _json(raw)
@@ -50,6 +67,12 @@ class Prometheus:
                              "base URL (the one whose /api/v1/query answers)?") from None
         except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as e:
             reason = getattr(e, "reason", e)
+            if isinstance(reason, TimeoutError):
+                if until >= self.deadline:  # the run's limit, not the answer's, ran out
+                    raise UsageError(self._past_deadline()) from None
+                raise UsageError(f"Prometheus at {self.url} did not answer a query whole within {self.timeout:g} s "
+                                 "(GENGPU_PROMETHEUS_TIMEOUT sets the limit); a query over a long window may need "
+                                 "more, or a narrower --since") from None
             raise UsageError(f"cannot reach Prometheus at {self.url}: {reason}") from None
         self.answered += len(raw)
         if len(raw) > MAX_ANSWER:
@@ -69,6 +92,43 @@ class Prometheus:
             if isinstance(row, dict) and isinstance(row.get("metric"), dict):
                 out.append(({str(k): str(v) for k, v in row["metric"].items()}, _value(row.get("value"))))
         return out
+
+
+def _past_deadline_text(url: str, budget: float) -> str:
+    return (f"Prometheus at {url}: the queries did not finish within the {budget:g} s this command may spend "
+            "(GENGPU_PROMETHEUS_DEADLINE); narrow the window (--since) or check fewer pools at once")
+
+
+def _seconds(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 86400:  # also NaN
+        raise UsageError(f"{name}={raw!r}: give a number of seconds above 0, e.g. {default:g}")
+    return value
+
+
+def _read_by(response, until: float, url: str) -> bytes:
+    """The body, in chunks as they come, until MAX_ANSWER + 1 bytes or the end; cut off at `until` however steadily
+    the server trickles (a socket timeout bounds each read, not the answer)."""
+    parts, size = [], 0
+    while size <= MAX_ANSWER:
+        left = until - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"the answer did not arrive whole in time ({size} bytes so far)")
+        sock = getattr(getattr(getattr(response, "fp", None), "raw", None), "_sock", None)
+        if sock is not None:
+            sock.settimeout(left)  # a read that started in time ends in time
+        chunk = response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
+        if not chunk:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
 
 
 def _json(raw: bytes):

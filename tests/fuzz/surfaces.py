@@ -15,6 +15,11 @@ A case runs, in its own folder:
   rightsize  a recording of dcgm-exporter samples (tests/dcgm_samples.py) mutated line by line (values that are
            not numbers or are NaN, Inf, negative or huge; timestamps out of order or missing; labels cut; bytes that
            are not UTF-8; no # EOF), sized as JSON and sometimes written: a written profile must pass validate
+  answers  hostile servers: `check --context` against an HTTP server answering the capture's LISTs with mutated
+           lists, other shapes, error codes, endless continue tokens or bytes that are not JSON; `rightsize
+           --prometheus` against one answering each query so (values NaN, Inf, negative, huge or not numbers,
+           other result types, error statuses, deep nesting, control characters in labels). Servers that cannot
+           be made to answer so (the real ones) are what the tests use; this is the fuzzer's side
 """
 
 from __future__ import annotations
@@ -268,10 +273,125 @@ def _rightsize(number: int, work: Path, out: Outcome) -> None:
         out.internal += "rightsize --write left a profile that does not validate"
 
 
+def _serve(answer):
+    """A local HTTP server whose every GET or POST is answered by answer(path) -> (status, body bytes)."""
+    import http.server
+    import threading
+
+    class Hostile(http.server.BaseHTTPRequestHandler):
+        def _reply(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            if length:
+                self.rfile.read(length)
+            status, body = answer(self.path)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = _reply  # noqa: N815
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
+def _hostile_json(rng: random.Random, good: dict) -> tuple[int, bytes]:
+    how = rng.choice(["mutated", "mutated", "mutated", "shape", "status", "bytes", "deep", "continue"])
+    if how == "mutated":
+        data = json.loads(json.dumps(good))
+        for _ in range(rng.choice([1, 2, 4])):
+            mutator._data_mutation(rng, data, "manifest")  # noqa: SLF001
+        try:
+            return 200, json.dumps(data, allow_nan=True).encode("utf-8", "surrogatepass")
+        except (ValueError, TypeError, RecursionError):
+            return 200, b"{}"
+    if how == "shape":
+        return 200, rng.choice([b"[]", b"null", b'"x"', b"1e999", b'{"items": {}}', b'{"data": []}', b"{}"])
+    if how == "status":
+        return rng.choice([401, 403, 404, 410, 429, 500, 503]), rng.choice([b"{}", b"<html>no</html>", b""])
+    if how == "bytes":
+        return 200, bytes(rng.randrange(256) for _ in range(rng.choice([0, 1, 64])))
+    if how == "deep":
+        return 200, b'{"items": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    token = f"t{rng.randrange(10 ** 9)}"  # a continue token that never ends the list
+    return 200, json.dumps({**good, "metadata": {"continue": token}}).encode()
+
+
+def _answers(number: int, work: Path, out: Outcome) -> None:
+    import snapshots  # tests/snapshots.py
+
+    rng = random.Random(f"answers-{number}")
+    profile = rng.choice(sorted((mutator.ROOT / "profiles").glob("*.yaml")))
+    (work / profile.name).write_bytes(profile.read_bytes())
+    snap = snapshots.healthy(profile.read_text(), per_pool=1)
+    nodes = [i for i in snap["items"] if i.get("kind") == "Node"]
+
+    def api(path: str) -> tuple[int, bytes]:
+        good = {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": nodes if "/nodes" in path else []}
+        return _hostile_json(rng, good) if rng.random() < 0.5 else (200, json.dumps(good).encode())
+
+    httpd = _serve(api)
+    try:
+        (work / "kubeconfig").write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "fuzz",
+            "clusters": [{"name": "fuzz", "cluster": {"server": f"http://127.0.0.1:{httpd.server_address[1]}"}}],
+            "contexts": [{"name": "fuzz", "context": {"cluster": "fuzz", "user": "fuzz"}}],
+            "users": [{"name": "fuzz", "user": {"token": "fuzz"}}]}))
+        env = {"KUBECONFIG": str(work / "kubeconfig"), "GENGPU_KUBE_DEADLINE": "5"}
+        old = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            result = _invoke(["check", profile.name, "--context", "fuzz", "--output", "json"], work)
+        finally:
+            for k, v in old.items():
+                os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+        if _code(out, "check --context (hostile API server)", result) in (0, 1):
+            json.loads(result.stdout)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+    usage = mutator.ROOT / "tests" / "usage"
+    (work / "gke-a100.yaml").write_bytes((usage / "gke-a100.yaml").read_bytes())
+    (work / "snap.yaml").write_bytes((usage / "snapshot.yaml").read_bytes())
+    labels = {"__name__": "DCGM_FI_DEV_FB_USED", "Hostname": "gke-a100-inference-0", "gpu": "0",
+              "UUID": "GPU-0", "modelName": "NVIDIA A100-SXM4-40GB"}
+
+    def prometheus(path: str) -> tuple[int, bytes]:
+        value = rng.choice(["NaN", "+Inf", "-Inf", "-1", "1e308", "x", "", "12", "0.5"])
+        good = {"status": "success", "data": {"resultType": "vector", "result": [
+            {"metric": {**labels, **({"Hostname": "\x1b]0;t\x07\u202e"} if rng.random() < 0.2 else {})},
+             "value": [1764547200, value]}]}}
+        if rng.random() < 0.3:
+            return rng.choice([(400, b'{"status":"error","errorType":"bad_data","error":"x"}'),
+                               (200, b'{"status":"success","data":{"resultType":"matrix","result":[]}}'),
+                               (200, b'{"status":"success","data":{"resultType":"scalar","result":[1,"NaN"]}}'),
+                               (200, b'{"status":"success","data":{"resultType":"vector","result":' + b"[" * 3000 +
+                                b"]" * 3000 + b"}}")])
+        return _hostile_json(rng, good) if rng.random() < 0.3 else (200, json.dumps(good).encode())
+
+    httpd = _serve(prometheus)
+    try:
+        result = _invoke(["rightsize", "gke-a100.yaml", "--snapshot", "snap.yaml", "--prometheus",
+                          f"http://127.0.0.1:{httpd.server_address[1]}", "--since", "1d", "--min-hours", "0",
+                          "--output", "json"], work)
+        if _code(out, "rightsize --prometheus (hostile server)", result) in (0, 1):
+            json.loads(result.stdout)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 def run(number: int, workdir: Path) -> Outcome:
     out = Outcome(number)
     for name, surface in (("import", _import), ("plan", _plan_and_cache), ("init", _init), ("diff", _diff),
-                          ("check", _check), ("rightsize", _rightsize)):
+                          ("check", _check), ("rightsize", _rightsize), ("answers", _answers)):
         folder = workdir / name
         folder.mkdir(parents=True)
         try:

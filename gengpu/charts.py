@@ -106,13 +106,20 @@ class KeyProblem:
     message: str
 
 
-def check_keys(name: str, data: dict) -> list[KeyProblem]:
-    """Keys of a values file that no version of the chart has, or that only older versions have."""
+def check_keys(name: str, data: dict, version: str | None = None) -> list[KeyProblem]:
+    """Keys of a values file that no version of the chart has, or that only older versions have. With the version a
+    HelmRelease or Argo CD Application pins: keys that the chart at that version (the nearest gengpu has, not newer)
+    does not have."""
     charts = versions(name)
     if not charts:
         return []
+    pinned = for_version(name, version) if version and re.fullmatch(r"v?\d+\.\d+(\.\d+)?", version) else None
+    if pinned is not None:
+        charts = [pinned]
     newest = charts[-1]
-    span = f"{charts[0].version} to {newest.version}"
+    span = f"{charts[0].version} to {newest.version}" if pinned is None else (
+        f"{pinned.version}, the version pinned" if catalog.version_tuple(pinned.version) ==
+        catalog.version_tuple(version) else f"{pinned.version}, the nearest gengpu has to the {version} pinned")
     problems: list[KeyProblem] = []
     stack = [((), data)]
     while stack:

@@ -32,6 +32,7 @@ class Subject:
     why: str = ""  # what made gengpu recognise it
     host: str | None = None  # embedded configs: what holds them (ConfigMap, Helm values)
     chart: str | None = None  # Helm values: whose chart (gpu-operator, nvidia-device-plugin)
+    chart_version: str | None = None  # Helm values held by a HelmRelease or Application: the version it pins
     outer: Document | None = None  # embedded configs: the document of the file that holds them
     kubernetes_version: str | None = None  # objects: the Kubernetes release they are checked for
 
@@ -286,8 +287,10 @@ _VALUES_CONFIGS = {
 }
 
 
-def _values(doc: Document, chart: str, why: str) -> tuple[list[Subject], list[Finding]]:
-    subjects = [Subject(T.HELM_VALUES, doc, doc.data, f"{chart} values", why=why, chart=chart)]
+def _values(doc: Document, chart: str, why: str, label: str | None = None,
+            version: str | None = None) -> tuple[list[Subject], list[Finding]]:
+    label = label or f"{chart} values"
+    subjects = [Subject(T.HELM_VALUES, doc, doc.data, label, why=why, chart=chart, chart_version=version)]
     findings = []
     spec = _VALUES_CONFIGS[chart]
     for path, what in zip(spec[::2], spec[1::2]):
@@ -296,10 +299,49 @@ def _values(doc: Document, chart: str, why: str) -> tuple[list[Subject], list[Fi
             continue
         for key, value in held.items():
             if isinstance(value, str):
-                found, errors = _embedded(doc, path + (key,), f"{chart} values {'.'.join(path)}.{key}",
-                                          f"{chart} values", what, {})
+                found, errors = _embedded(doc, path + (key,), f"{label} {'.'.join(path)}.{key}", label, what, {})
                 subjects += found
                 findings += errors
+    return subjects, findings
+
+
+def _release(doc: Document, data: dict, label: str) -> tuple[list[Subject], list[Finding]]:
+    """The values of NVIDIA's charts that a Flux HelmRelease (spec.values) or an Argo CD Application (each source's
+    helm.values string and helm.valuesObject) holds: values subjects with positions in the wrapper's file, checked
+    at the chart version it pins."""
+    places = []  # (chart, version, path of the values, whether a YAML string)
+    if data.get("kind") == "HelmRelease":
+        chart = dig(data, "spec", "chart", "spec")
+        if isinstance(chart, dict):
+            places.append((chart.get("chart"), chart.get("version"), ("spec", "values"), False))
+    else:
+        spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+        sources = [(("spec", "source"), spec.get("source"))] + [
+            (("spec", "sources", i), s) for i, s in enumerate(spec.get("sources") or []) if isinstance(spec.get("sources"), list)]
+        for path, source in sources:
+            if isinstance(source, dict) and isinstance(source.get("helm"), dict):
+                places += [(source.get("chart"), source.get("targetRevision"), path + ("helm", "values"), True),
+                           (source.get("chart"), source.get("targetRevision"), path + ("helm", "valuesObject"), False)]
+    subjects, findings = [], []
+    for chart, version, path, embedded in places:
+        if chart not in _VALUES_CONFIGS or dig(data, *path) is None:
+            continue
+        if embedded:
+            if not isinstance(dig(data, *path), str):
+                continue
+            inner, errors = load_embedded(doc, path)
+            findings += errors
+            held = inner[0] if len(inner) == 1 and isinstance(inner[0].data, dict) else None
+        else:
+            held = doc.at(path)
+        if held is None or not isinstance(held.data, dict):
+            continue
+        why = f"{label} installs the {chart} chart{f' {version}' if version else ''} with values at {'.'.join(map(str, path))}"
+        more, errors = _values(held, chart, why, f"{label} {chart} values", str(version) if version else None)
+        for subject in more:
+            subject.outer = doc
+            subject.suppressed = suppressions(data)
+        subjects, findings = subjects + more, findings + errors
     return subjects, findings
 
 
@@ -329,9 +371,12 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
     if target == "kustomization":
         more, findings = _kustomization(doc, data)
         return subjects + more, findings
+    if target == "gitops-release":
+        more, findings = _release(doc, data, label)
+        return subjects + more, findings
     if target == T.QUOTA and not mentions_gpu(data.get("spec")):
         target = None  # a quota that counts no GPUs
-    if target and target not in ("none", "configmap", "kustomization", T.WORKLOAD):
+    if target and target not in ("none", "configmap", "kustomization", "gitops-release", T.WORKLOAD):
         subjects.append(Subject(target, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                 why=subjects[0].why))
     if target in (T.WORKLOAD, None):

@@ -82,6 +82,19 @@ class Document:
             mark = found_key.start_mark
         return (mark.line + 1 + self.line_shift, mark.column + 1 + self.col_shift)
 
+    def at(self, path) -> "Document | None":
+        """The mapping or list at path as a document of its own (a HelmRelease's values), positions unchanged."""
+        data, node = self.data, self.node
+        for part in tuple(path):
+            if isinstance(data, dict) and part in data or isinstance(data, list) and isinstance(part, int) \
+                    and 0 <= part < len(data):
+                data = data[part]
+            else:
+                return None
+            child = _child(node, part) if node is not None else None
+            node = child[1] if child else None
+        return Document(self.file, data, self.index, node, self.text, self.line_shift, self.col_shift)
+
     def written(self, path) -> str | None:
         """The scalar at path as the file spells it (1.30, not the float 1.3), or None."""
         node = self.node

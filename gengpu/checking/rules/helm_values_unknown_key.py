@@ -3,7 +3,7 @@ from gengpu.checking.rules.base import HELM_VALUES, Hit, Rule
 
 
 def check(subject, ctx=None):
-    for problem in charts.check_keys(subject.chart, subject.data):
+    for problem in charts.check_keys(subject.chart, subject.data, subject.chart_version):
         if problem.unknown:
             yield Hit(problem.path, f"{subject.label}: {problem.message}", key=True)
 

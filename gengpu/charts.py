@@ -107,19 +107,16 @@ class KeyProblem:
 
 
 def check_keys(name: str, data: dict, version: str | None = None) -> list[KeyProblem]:
-    """Keys of a values file that no version of the chart has, or that only older versions have. With the version a
-    HelmRelease or Argo CD Application pins: keys that the chart at that version (the nearest gengpu has, not newer)
-    does not have."""
+    """Keys of a values file that no version of the chart has (unknown), and keys the chart at the version in use does
+    not have though others do: the newest version's, or the one a HelmRelease or Argo CD Application pins (the
+    nearest gengpu has, not newer). A key gone from values.yaml may still be read by a template, so only a key no
+    version has is unknown."""
     charts = versions(name)
     if not charts:
         return []
     pinned = for_version(name, version) if version and re.fullmatch(r"v?\d+\.\d+(\.\d+)?", version) else None
-    if pinned is not None:
-        charts = [pinned]
-    newest = charts[-1]
-    span = f"{charts[0].version} to {newest.version}" if pinned is None else (
-        f"{pinned.version}, the version pinned" if catalog.version_tuple(pinned.version) ==
-        catalog.version_tuple(version) else f"{pinned.version}, the nearest gengpu has to the {version} pinned")
+    used = pinned or charts[-1]
+    span = f"{charts[0].version} to {charts[-1].version}"
     problems: list[KeyProblem] = []
     stack = [((), data)]
     while stack:
@@ -139,11 +136,16 @@ def check_keys(name: str, data: dict, version: str | None = None) -> list[KeyPro
                 problems.append(KeyProblem(sub, True, f"{where} is not a key of the {name} chart ({span}); Helm "
                                                       "ignores it" + (f" - did you mean {close}?" if close else "")))
                 continue
-            latest = newest.children.get(path, set())
-            if latest and str(key) not in latest:
-                last = next(c.version for c in reversed(charts) if str(key) in c.children.get(path, set()))
-                problems.append(KeyProblem(sub, False, f"{'.'.join(sub)} is a key of the {name} chart up to {last}, "
-                                                       f"not of {newest.version}; newer charts ignore it"))
+            at = used.children.get(path, set())
+            if at and str(key) not in at:
+                having = [c.version for c in charts if str(key) in c.children.get(path, set())]
+                newer = catalog.version_tuple(having[0]) > catalog.version_tuple(used.version)
+                which = f"the pinned {version}" if pinned is not None else used.version
+                problems.append(KeyProblem(sub, False, (
+                    f"{'.'.join(sub)} is a key of the {name} chart from {having[0]} on, not of {which}; that chart "
+                    "ignores it" if newer else
+                    f"{'.'.join(sub)} is a key of the {name} chart up to {having[-1]}, not of {which}; "
+                    + ("that chart ignores it" if pinned is not None else "newer charts ignore it"))))
             stack.append((sub, value))
     return sorted(problems, key=lambda p: p.path)
 

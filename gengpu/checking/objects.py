@@ -161,7 +161,11 @@ def check_object(schemas: Schemas, doc, data: dict, label: str, rules, honoured=
     rule = rules["object-schema"]
     findings = []
     marked = documented(group, version, kind)
+    # a strategic-merge patch (a file named for it) is part of an object: the object it patches has the rest
+    patch = "patch" in doc.file.rsplit("/", 1)[-1].lower()
     for path, message, key in schema_errors(validator, without_nulls(data)):
+        if patch and message.startswith("missing required field"):
+            continue
         line, col = doc.position(path, key=key)
         if key:
             findings.append(unknown_field(rules, doc.file, (line, col), label, _pointer(path), path[-1], marked))

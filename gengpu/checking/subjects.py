@@ -35,6 +35,7 @@ class Subject:
     chart_version: str | None = None  # Helm values held by a HelmRelease or Application: the version it pins
     outer: Document | None = None  # embedded configs: the document of the file that holds them
     kubernetes_version: str | None = None  # objects: the Kubernetes release they are checked for
+    queries: list = field(default_factory=list)  # queries: (path, PromQL expression) that read DCGM's metrics
 
     @property
     def in_configmap(self) -> bool:
@@ -202,8 +203,22 @@ _GPU_CONFIGMAP = re.compile(r"device-plugin|time-slic|mig-parted|mig-config|\bmp
 def _embedded(doc: Document, path: tuple, label: str, host: str, meant: str | None, suppressed: dict,
               namespace=None) -> tuple[list[Subject], list[Finding]]:
     """A config held in a string field: a subject of its own, with positions in the host file."""
+    from gengpu.checking import wrapped
+
     inner, errors = load_embedded(doc, path)
     kind = config_kind(inner[0].data) if len(inner) == 1 and not errors else None
+    shape = _shape(inner[0].data) if len(inner) == 1 and not errors and not kind and not meant else None
+    if shape and shape["subject"] == T.QUERIES:  # a dashboard or rule file kept in a ConfigMap
+        found = wrapped.queries(inner[0], inner[0].data, label, shape["why"])
+        for subject in found:
+            subject.outer = doc
+        return found, []
+    if shape and shape["subject"] == T.HELM_VALUES:  # chart values kept for a HelmRelease's valuesFrom
+        found, more = wrapped.values(inner[0], shape["chart"], f"{label}: {shape['why']}",
+                                     f"{label} ({shape['chart']} values)")
+        for subject in found:
+            subject.outer = doc
+        return found, more
     if kind:
         _, why = shape_of(inner[0].data)
         return [Subject(kind, inner[0], inner[0].data, label, path[-1], namespace, suppressed, why=why,
@@ -279,79 +294,17 @@ def _kustomization(doc: Document, data: dict) -> tuple[list[Subject], list[Findi
     return subjects, findings
 
 
-# Where the charts keep configs as strings (chart values.yaml, documented keys).
-_VALUES_CONFIGS = {
-    "gpu-operator": (("devicePlugin", "config", "data"), "device-plugin", ("migManager", "config", "data"), "mig-parted"),
-    "nvidia-device-plugin": (("config", "map"), "device-plugin"),
-    "nvidia-dra-driver-gpu": (),  # claims carry their configs, not the values
-}
-
-
-def _values(doc: Document, chart: str, why: str, label: str | None = None,
-            version: str | None = None) -> tuple[list[Subject], list[Finding]]:
-    label = label or f"{chart} values"
-    subjects = [Subject(T.HELM_VALUES, doc, doc.data, label, why=why, chart=chart, chart_version=version)]
-    findings = []
-    spec = _VALUES_CONFIGS[chart]
-    for path, what in zip(spec[::2], spec[1::2]):
-        held = dig(doc.data, *path)
-        if not isinstance(held, dict):
-            continue
-        for key, value in held.items():
-            if isinstance(value, str):
-                found, errors = _embedded(doc, path + (key,), f"{label} {'.'.join(path)}.{key}", label, what, {})
-                subjects += found
-                findings += errors
-    return subjects, findings
-
-
-def _release(doc: Document, data: dict, label: str) -> tuple[list[Subject], list[Finding]]:
-    """The values of NVIDIA's charts that a Flux HelmRelease (spec.values) or an Argo CD Application (each source's
-    helm.values string and helm.valuesObject) holds: values subjects with positions in the wrapper's file, checked
-    at the chart version it pins."""
-    places = []  # (chart, version, path of the values, whether a YAML string)
-    if data.get("kind") == "HelmRelease":
-        chart = dig(data, "spec", "chart", "spec")
-        if isinstance(chart, dict):
-            places.append((chart.get("chart"), chart.get("version"), ("spec", "values"), False))
-    else:
-        spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
-        sources = [(("spec", "source"), spec.get("source"))] + [
-            (("spec", "sources", i), s) for i, s in enumerate(spec.get("sources") or []) if isinstance(spec.get("sources"), list)]
-        for path, source in sources:
-            if isinstance(source, dict) and isinstance(source.get("helm"), dict):
-                places += [(source.get("chart"), source.get("targetRevision"), path + ("helm", "values"), True),
-                           (source.get("chart"), source.get("targetRevision"), path + ("helm", "valuesObject"), False)]
-    subjects, findings = [], []
-    for chart, version, path, embedded in places:
-        if chart not in _VALUES_CONFIGS or dig(data, *path) is None:
-            continue
-        if embedded:
-            if not isinstance(dig(data, *path), str):
-                continue
-            inner, errors = load_embedded(doc, path)
-            findings += errors
-            held = inner[0] if len(inner) == 1 and isinstance(inner[0].data, dict) else None
-        else:
-            held = doc.at(path)
-        if held is None or not isinstance(held.data, dict):
-            continue
-        why = f"{label} installs the {chart} chart{f' {version}' if version else ''} with values at {'.'.join(map(str, path))}"
-        more, errors = _values(held, chart, why, f"{label} {chart} values", str(version) if version else None)
-        for subject in more:
-            subject.outer = doc
-            subject.suppressed = suppressions(data)
-        subjects, findings = subjects + more, findings + errors
-    return subjects, findings
-
-
 def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
+    from gengpu.checking import wrapped  # (it builds Subjects: imported here, not at the top)
+
     data = doc.data
     if not isinstance(data, dict):
         return [], []
     shape = _shape(data)
     if shape and shape["subject"] == T.HELM_VALUES:
-        return _values(doc, shape["chart"], shape["why"])
+        return wrapped.values(doc, shape["chart"], shape["why"])
+    if shape and shape["subject"] == T.QUERIES:
+        return wrapped.queries(doc, data, "dashboard" if "panels" in data else "rule file", shape["why"]), []
     if shape:
         return [Subject(shape["subject"], doc, data, shape["subject"], why=shape["why"])], []
     if "kind" not in data or "apiVersion" not in data:
@@ -371,12 +324,16 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
     if target == "kustomization":
         more, findings = _kustomization(doc, data)
         return subjects + more, findings
+    if target == T.QUERIES:
+        return subjects + wrapped.queries(doc, data, label, subjects[0].why), []
     if target == "gitops-release":
-        more, findings = _release(doc, data, label)
+        more, findings = wrapped.release(doc, data, label)
         return subjects + more, findings
     if target == T.QUOTA and not mentions_gpu(data.get("spec")):
         target = None  # a quota that counts no GPUs
-    if target and target not in ("none", "configmap", "kustomization", "gitops-release", T.WORKLOAD):
+    if target == T.GKE_NODEPOOL and not dig(data, "spec", "nodeConfig", "guestAccelerator"):
+        target = "none"  # a node pool without GPUs
+    if target and target not in ("none", "configmap", "kustomization", "gitops-release", T.QUERIES, T.WORKLOAD):
         subjects.append(Subject(target, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                 why=subjects[0].why))
     if target in (T.WORKLOAD, None):
@@ -396,6 +353,12 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
                                     pods=specs, containers=containers(specs),
                                     why=f"asks for GPUs in the operator's own resource blocks at {where} "
                                         "(gengpu's table)"))
+        elif operator_parallelism(data):
+            where = ", ".join(".".join(map(str, p)) for p in operator_parallelism(data))
+            subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
+                                    pods=specs, containers=containers(specs),
+                                    why=f"sets the GPUs its operator gives the pods (parallelism at {where}, "
+                                        "gengpu's table)"))
         elif specs and components(data):
             subjects.append(Subject(T.GPU_STACK, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                     pods=specs, containers=containers(specs),
@@ -409,6 +372,13 @@ def operator_gpus(obj: dict) -> list[tuple]:
     known = entry(obj) if isinstance(obj, dict) else None
     return [p + ("gpu",) for pattern in (known or {}).get("gpus", []) for p, v in expand(obj, pattern)
             if v.get("gpu") not in (None, 0, "0", "")]
+
+
+def operator_parallelism(obj: dict) -> list[tuple]:
+    """Where a kind's operator turns tensor/pipeline parallel sizes into GPUs (the table's `parallelism`)."""
+    known = entry(obj) if isinstance(obj, dict) else None
+    return [p for pattern in (known or {}).get("parallelism", []) for p, v in expand(obj, pattern)
+            if any(v.get(k) not in (None, 0, "0", "") for k in ("tensorParallelSize", "pipelineParallelSize"))]
 
 
 def _fragment(doc: Document, data: dict) -> tuple[list[Subject], list[Finding]]:

@@ -14,10 +14,12 @@ KARPENTER_NODECLASS = "karpenter-nodeclass"
 KARPENTER_NODEOVERLAY = "karpenter-nodeoverlay"
 GKE_COMPUTECLASS = "gke-computeclass"
 GKE_AUTOPROVISIONING = "gke-autoprovisioning"
+GKE_NODEPOOL = "gke-nodepool"  # Config Connector ContainerNodePool with GPUs
 DRA = "dra"
 METRICS = "metrics"
 GPU_STACK = "gpu-stack"  # a workload that runs part of NVIDIA's GPU stack (device plugin, GFD, dcgm-exporter ...)
 QUOTA = "quota"  # ResourceQuota, nos ElasticQuota, KAI Queue, Kueue ClusterQueue that count GPUs
+QUERIES = "queries"  # PromQL that reads GPU metrics: PrometheusRules, rule files, Grafana dashboards
 HELM_VALUES = "helm-values"  # a values file of NVIDIA's gpu-operator or nvidia-device-plugin chart
 OVERLAY = "overlay"  # cross-file checks over every document of a validate run
 LIVE_NODE = "live-node"  # `gengpu check`: one node of a running cluster, with the pool that claims it
@@ -27,5 +29,5 @@ USAGE = "usage"  # `gengpu rightsize`: the metrics as a whole (series no pool cl
 
 TARGETS = (PROFILE, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, GPU_CLIENTS, MIG_PARTED_HOOKS, CLUSTER_POLICY, NVIDIA_DRIVER,
            WORKLOAD,
-           OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, KARPENTER_NODEOVERLAY, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, DRA, METRICS, QUOTA, GPU_STACK,
-           HELM_VALUES, OVERLAY, LIVE_NODE, LIVE_CLUSTER, USAGE_POOL, USAGE)
+           OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, KARPENTER_NODEOVERLAY, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, GKE_NODEPOOL, DRA, METRICS, QUOTA, GPU_STACK,
+           HELM_VALUES, QUERIES, OVERLAY, LIVE_NODE, LIVE_CLUSTER, USAGE_POOL, USAGE)

@@ -62,12 +62,15 @@ class Document:
     text: str = field(default="", repr=False)  # the file's text
     line_shift: int = 0  # for a document embedded in a string field of another: where that string starts
     col_shift: int = 0
+    flat: bool = False  # embedded in a one-line quoted string ("{\n ...}"): every position is the string's
 
     def position(self, path, *, key: bool = False) -> tuple[int, int]:
         """Line and column (1-based) of the value at path (or of its key), falling back to the nearest parent.
 
         A block collection's position is its key's, where a reader looks for it.
         """
+        if self.flat:
+            return (1 + self.line_shift, self.col_shift)
         node, key_node, found_key = self.node, None, None
         for part in tuple(path):
             child = _child(node, part)
@@ -93,7 +96,7 @@ class Document:
                 return None
             child = _child(node, part) if node is not None else None
             node = child[1] if child else None
-        return Document(self.file, data, self.index, node, self.text, self.line_shift, self.col_shift)
+        return Document(self.file, data, self.index, node, self.text, self.line_shift, self.col_shift, self.flat)
 
     def written(self, path) -> str | None:
         """The scalar at path as the file spells it (1.30, not the float 1.3), or None."""
@@ -377,9 +380,13 @@ def load_embedded(doc: Document, path: tuple) -> tuple[list[Document], list[Find
     elif node is not None:
         line_shift += node.start_mark.line
         col_shift += node.start_mark.column + (1 if node.style in ("'", '"') else 0)
+    # a quoted string whose lines are escapes (\n), not lines of the file: its positions are the string's own
+    flat = isinstance(node, ScalarNode) and node.style not in ("|", ">") and isinstance(text, str) and \
+        text.count("\n") != node.end_mark.line - node.start_mark.line
     inner, findings = load_documents(text, doc.file)
     for d in inner:
-        d.line_shift, d.col_shift = line_shift, col_shift
-    findings = [Finding(f.file, f.line + line_shift, f.column + col_shift, f.severity, f.rule, f.message, f.fix)
+        d.line_shift, d.col_shift, d.flat = line_shift, col_shift, flat
+    findings = [Finding(f.file, 1 + line_shift, col_shift, f.severity, f.rule, f.message, f.fix) if flat else
+                Finding(f.file, f.line + line_shift, f.column + col_shift, f.severity, f.rule, f.message, f.fix)
                 for f in findings]
     return inner, findings

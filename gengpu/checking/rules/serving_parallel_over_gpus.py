@@ -1,0 +1,61 @@
+from gengpu.checking.rules._engines import engines, gpus, group_size, pods
+from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
+
+
+def check(subject, ctx=None):
+    size = group_size(subject)
+    # GPUs of each role's pod, whatever its containers run (a Ray worker runs no engine of its own)
+    per_role = {}
+    for pod in pods(subject):
+        counts = [gpus(c) for c in pod.spec.get("containers") or [] if isinstance(c, dict)]
+        per_role[pod.role] = None if None in counts else sum(counts)
+    for pod, container, engine in engines(subject):
+        parallel = engine.parallel()
+        have = gpus(container)
+        if not parallel or not have:  # no GPU limit: gpu rules of its own; a variable: not judged
+            continue
+        nodes = engine.number("nnodes", size) if "nnodes" in engine.settings else 1
+        if nodes is None:
+            continue
+        if nodes > 1 or engine.ray:
+            if size is None or engine.ray and pod.role != "leader":
+                continue  # GPUs of other pods gengpu cannot see (a Ray cluster, pods of another object)
+            # the whole group: the leader's GPUs and every worker's
+            leader, workers = per_role.get("leader"), per_role.get("worker", 0)
+            if leader is None or workers is None:
+                continue
+            group = leader + (size - 1) * workers
+            need, given = (parallel, group) if engine.ray or nodes == size else (None, None)
+            if need is None:
+                per_pod = -(-parallel // nodes)
+                need, given = per_pod, have
+            if need > given:
+                yield Hit(engine.settings["tp"].path if "tp" in engine.settings else engine.where,
+                          f"{subject.label}: {engine.name} shards the model over {parallel} GPU(s) (tensor x pipeline "
+                          f"parallel) across the group, which has {given} GPU(s); the engine stops at start")
+            continue
+        if len(subject.pods) > 1 and size is None:
+            continue  # an operator's roles (Kthena, Dynamo ...): the engine may span pods gengpu cannot group
+        if parallel > have:
+            yield Hit(engine.settings["tp"].path if "tp" in engine.settings else engine.settings["pp"].path,
+                      f"{subject.label}: {engine.name} shards the model over {parallel} GPU(s) (tensor x pipeline "
+                      f"parallel) but container {container.get('name', '?')} is given {have}; the engine stops at start "
+                      "(world size larger than the GPUs it can see)")
+
+
+RULE = Rule(
+    id="serving-parallel-over-gpus",
+    severity="error",
+    summary="An LLM serving engine told to shard a model over more GPUs than its pod (or group) has.",
+    fix="Make tensor-parallel x pipeline-parallel size equal the GPUs in resources.limits (per pod, or per group "
+    "for a multi-node engine), or ask for more GPUs.",
+    explanation="vLLM, SGLang and TGI start one worker per GPU of the model's shards: tensor-parallel x "
+    "pipeline-parallel size for vLLM and SGLang, --num-shard / NUM_SHARD for TGI. A container that is given fewer "
+    "GPUs cannot see the rest, and the engine stops at start (vLLM: 'Tensor parallel size (2) cannot be larger "
+    "than the number of available GPUs (1)'). A multi-node engine (--nnodes, a LeaderWorkerSet group, Ray) counts "
+    "the GPUs of every pod in the group; gengpu adds them up where the group is one object.",
+    source="vLLM docs 'Distributed inference and serving' and engine/arg_utils.py; SGLang server arguments; TGI "
+    "launcher --num-shard; LeaderWorkerSet leaderWorkerTemplate.size (tests/corpus/serving, FACTS of round 3)",
+    check=check,
+    applies_to=WORKLOAD,
+)

@@ -126,3 +126,25 @@ def find(snapshot: dict, name: str) -> dict:
 
 def dump(snapshot: dict) -> str:
     return yaml.safe_dump(copy.deepcopy(snapshot), sort_keys=False)
+
+
+def gpu_pods(snapshot: dict, per_node: int) -> list[dict]:
+    """Running pods on every node of a snapshot, each holding one of the node's advertised GPU resources, as
+    `kubectl get pods -o json` lists them (owner, tolerations, node selector, status): the bulk of a real capture."""
+    pods = []
+    for node in [i for i in snapshot["items"] if i.get("kind") == "Node"]:
+        name = node["metadata"]["name"]
+        allocatable = (node.get("status") or {}).get("allocatable") or {}
+        resource = next((r for r in allocatable if r.startswith("nvidia.com/")), "nvidia.com/gpu")
+        for k in range(per_node):
+            pods.append({
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": f"{name}-job-{k}", "namespace": "ml", "labels": {"app": "job"},
+                             "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": f"{name}-job-{k}",
+                                                  "uid": f"{k:08d}-0000-0000-0000-000000000000"}]},
+                "spec": {"nodeName": name, "containers": [{"name": "main", "image": "nvcr.io/nvidia/pytorch:25.01",
+                                                           "resources": {"limits": {resource: 1},
+                                                                         "requests": {resource: 1, "cpu": "4"}}}],
+                         "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]},
+                "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}})
+    return pods

@@ -200,10 +200,14 @@ def test_a_snapshot_that_is_no_file_or_too_large(run, tmp_path, monkeypatch):
     result = run("check", MPS.name, "--snapshot", "fifo.yaml", "--output", "json", cwd=tmp_path)
     assert [f["message"] for f in json.loads(result.stdout)["findings"]] == [
         "cannot read file: it is a FIFO, not a regular file"]
-    monkeypatch.setattr(reading, "MAX_BYTES", 1000)
+    monkeypatch.setattr(reading, "MAX_BYTES", 1000)  # other files' limit: a snapshot has its own
     (tmp_path / "big.yaml").write_text(snapshots.dump(snapshots.healthy(MPS.read_text())))
     result = run("check", MPS.name, "--snapshot", "big.yaml", "--output", "json", cwd=tmp_path)
-    assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == ["yaml-limit"]
+    assert json.loads(result.stdout)["findings"] == []
+    monkeypatch.setattr(reading, "SNAPSHOT_MAX_BYTES", 1000)
+    result = run("check", MPS.name, "--snapshot", "big.yaml", "--output", "json", cwd=tmp_path)
+    assert [(f["rule"], f["fix"]) for f in json.loads(result.stdout)["findings"]] == [
+        ("yaml-limit", "split the file, or set GENGPU_MAX_SNAPSHOT_BYTES")]
     missing = run("check", MPS.name, "--snapshot", "nope.yaml", cwd=tmp_path)
     assert (missing.exit_code, missing.output) == (2, "gengpu: error: nope.yaml: no such file\n")
 
@@ -315,3 +319,30 @@ def test_gfd_labels_of_a_renamed_shared_resource(run, tmp_path):
         ("node-sharing-config-mismatch", f"node {pool['name']}-1 (pool {pool['name']}): GPU Feature Discovery reports "
          "nvidia.com/gpu.product=NVIDIA-L4-SHARED: the device plugin does not rename the shared GPUs, the pool "
          "promises nvidia.com/gpu.shared")]
+
+
+def test_a_large_json_snapshot_is_read_fast_and_judged_as_the_yaml_one(run, tmp_path):
+    """A cluster's JSON snapshot is read by the json module (positions only for a finding that needs one), and a
+    snapshot may be larger than the 16 MiB meant for hand-written files; the verdicts are the YAML form's."""
+    import json as json_module
+
+    import snapshots
+
+    profile = REPO / "profiles" / "eks-h100-mig.yaml"
+    snap = snapshots.healthy(profile.read_text(), per_pool=300)
+    snap["items"] += snapshots.gpu_pods(snap, 3)
+    node = next(i for i in snap["items"] if i["kind"] == "Node")
+    node["metadata"]["labels"]["nvidia.com/mig.config.state"] = "failed"
+    (tmp_path / "snap.json").write_text(json_module.dumps(snap, indent=2))
+    (tmp_path / "snap.yaml").write_text(snapshots.dump(snap))
+    reports = [json_module.loads(run("check", str(profile), "--snapshot", name, "--output", "json",
+                                     cwd=tmp_path).stdout)["findings"] for name in ("snap.json", "snap.yaml")]
+    assert reports[0] == reports[1] and [f["rule"] for f in reports[0]] == ["node-mig-not-applied"]
+    # past the 16 MiB limit of other files: a snapshot is read up to 512 MiB
+    pad = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "padding", "namespace": "other"},
+           "data": {"x": "y" * (17 * 1024 * 1024)}}
+    snap["items"].append(pad)
+    (tmp_path / "big.json").write_text(json_module.dumps(snap))
+    result = run("check", str(profile), "--snapshot", "big.json", "--output", "json", cwd=tmp_path)
+    assert result.exit_code == 1 and [f["rule"] for f in json_module.loads(result.stdout)["findings"]] == [
+        "node-mig-not-applied"]

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from gengpu.findings import Finding
-from gengpu.loading import Document, load_bytes
+from gengpu.loading import Document, load_bytes, load_json_fast, reading
 
 # (apiVersion group, kind) -> the attribute of Snapshot that holds them
 KINDS = {
@@ -151,7 +151,11 @@ def _structured(text: str) -> bool:
 
 
 def _load_structured(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
-    docs, findings = load_bytes(_without_prompt(raw), shown)
+    # JSON (`kubectl get -o json`, gengpu snapshot -o x.json) by the json module: a 5,000-node cluster in a second,
+    # positions worked out only for the findings that need them
+    fast = load_json_fast(raw, shown) if raw.lstrip()[:1] in (b"{", b"[") else None
+    docs, findings = (fast, []) if fast is not None else load_bytes(_without_prompt(raw), shown,
+                                                                    reading.SNAPSHOT_MAX_BYTES)
     if findings:
         return None, findings
     snap = Snapshot(shown)

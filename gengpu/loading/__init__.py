@@ -9,6 +9,10 @@ def __getattr__(name):
         from gengpu.loading import source
 
         return getattr(source, name)
+    if name == "load_json_fast":
+        from gengpu.loading.fast import load_json_fast
+
+        return load_json_fast
     if name == "read_bytes":
         from gengpu.loading.reading import read_bytes
 
@@ -16,4 +20,4 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-__all__ = sorted(_SOURCE | {"read_bytes"})
+__all__ = sorted(_SOURCE | {"read_bytes", "load_json_fast"})

@@ -13,16 +13,20 @@ from pathlib import Path
 from gengpu.findings import Finding
 
 MAX_BYTES = int(os.environ.get("GENGPU_MAX_FILE_BYTES", 16 * 1024 * 1024))
+# a cluster's snapshot (gengpu snapshot, kubectl get -o json): 5,000 GPU nodes with their GPU pods are about 90 MiB
+SNAPSHOT_MAX_BYTES = int(os.environ.get("GENGPU_MAX_SNAPSHOT_BYTES", 512 * 1024 * 1024))
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
-def too_large(display: str, size: int) -> Finding:
+def too_large(display: str, size: int, limit: int | None = None) -> Finding:
+    limit = MAX_BYTES if limit is None else limit
+    setting = "GENGPU_MAX_FILE_BYTES" if limit == MAX_BYTES else "GENGPU_MAX_SNAPSHOT_BYTES"
     return Finding(display, 1, 1, "error", "yaml-limit", f"file is {size // (1024 * 1024)} MiB; gengpu reads files "
-                   f"up to {MAX_BYTES // (1024 * 1024)} MiB", "split the file, or set GENGPU_MAX_FILE_BYTES")
+                   f"up to {limit // (1024 * 1024)} MiB", f"split the file, or set {setting}")
 
 
-def read_bytes(path: Path, display: str) -> tuple[bytes | None, list[Finding]]:
+def read_bytes(path: Path, display: str, limit: int | None = None) -> tuple[bytes | None, list[Finding]]:
     try:
         # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then says what it is
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -36,7 +40,7 @@ def read_bytes(path: Path, display: str) -> tuple[bytes | None, list[Finding]]:
             return None, [Finding(display, 0, 0, "error", "file-unreadable",
                                   f"cannot read file: it is {what}, not a regular file",
                                   "give gengpu the path of a file (a FIFO or device is never read)")]
-        chunks, size, limit = [], 0, MAX_BYTES
+        chunks, size, limit = [], 0, MAX_BYTES if limit is None else limit
         while size <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - size))
             if not chunk:
@@ -44,7 +48,7 @@ def read_bytes(path: Path, display: str) -> tuple[bytes | None, list[Finding]]:
             chunks.append(chunk)
             size += len(chunk)
         if size > limit:
-            return None, [too_large(display, os.fstat(fd).st_size)]
+            return None, [too_large(display, os.fstat(fd).st_size, limit)]
         return b"".join(chunks), []
     except OSError as exc:
         return None, [Finding(display, 0, 0, "error", "file-unreadable", f"cannot read file: {exc.strerror}",

@@ -63,6 +63,7 @@ class Document:
     line_shift: int = 0  # for a document embedded in a string field of another: where that string starts
     col_shift: int = 0
     flat: bool = False  # embedded in a one-line quoted string ("{\n ...}"): every position is the string's
+    lazy: bool = False  # read by a fast JSON parser: the node tree (positions) is built from text when first asked
 
     def position(self, path, *, key: bool = False) -> tuple[int, int]:
         """Line and column (1-based) of the value at path (or of its key), falling back to the nearest parent.
@@ -71,6 +72,10 @@ class Document:
         """
         if self.flat:
             return (1 + self.line_shift, self.col_shift)
+        if self.lazy and self.node is None:
+            self.lazy = False  # once, even when the text no longer parses
+            docs, _ = load_documents(self.text, self.file)
+            self.node = docs[self.index].node if self.index < len(docs) else None
         node, key_node, found_key = self.node, None, None
         for part in tuple(path):
             child = _child(node, part)
@@ -323,10 +328,12 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
          (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
 
-def decode(raw: bytes, file: str) -> tuple[str | None, list[Finding]]:
-    """Text of a YAML file: UTF-8, or UTF-16/32 with a byte-order mark, as YAML allows."""
-    if len(raw) > reading.MAX_BYTES:
-        return None, [too_large(file, len(raw))]
+def decode(raw: bytes, file: str, limit: int | None = None) -> tuple[str | None, list[Finding]]:
+    """Text of a YAML file: UTF-8, or UTF-16/32 with a byte-order mark, as YAML allows (limit: its largest size,
+    the reading module's MAX_BYTES unless the caller reads a kind of file allowed more)."""
+    limit = reading.MAX_BYTES if limit is None else limit
+    if len(raw) > limit:
+        return None, [too_large(file, len(raw), limit)]
     encoding, body = "utf-8", raw
     for bom, name in _BOMS:
         if raw.startswith(bom):
@@ -343,8 +350,8 @@ def decode(raw: bytes, file: str) -> tuple[str | None, list[Finding]]:
                               "save the file as UTF-8")]
 
 
-def load_bytes(raw: bytes, display: str) -> tuple[list[Document], list[Finding]]:
-    text, findings = decode(raw, display)
+def load_bytes(raw: bytes, display: str, limit: int | None = None) -> tuple[list[Document], list[Finding]]:
+    text, findings = decode(raw, display, limit)
     if text is None:
         return [], findings
     return load_documents(text, display)

@@ -20,12 +20,15 @@ def load_snapshot(snapshot: str | None, context: str | None, profiles: list, pro
         if snapshot == "-":
             from gengpu.loading import reading
 
-            raw = sys.stdin.buffer.read(reading.MAX_BYTES + 1)
-            errors = [reading.too_large(shown, len(raw))] if len(raw) > reading.MAX_BYTES else []
+            raw = sys.stdin.buffer.read(reading.SNAPSHOT_MAX_BYTES + 1)
+            errors = [reading.too_large(shown, len(raw), reading.SNAPSHOT_MAX_BYTES)] \
+                if len(raw) > reading.SNAPSHOT_MAX_BYTES else []
         else:
             if not Path(snapshot).exists():
                 raise UsageError(f"{shown}: no such file")
-            raw, errors = read_bytes(Path(snapshot), shown)
+            from gengpu.loading import reading
+
+            raw, errors = read_bytes(Path(snapshot), shown, reading.SNAPSHOT_MAX_BYTES)
         snap, more = snapshots.load(raw, shown) if raw is not None and not errors else (None, errors)
         findings += more
     else:

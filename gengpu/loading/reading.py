@@ -20,8 +20,9 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCH
 
 
 def too_large(display: str, size: int, limit: int | None = None) -> Finding:
+    """limit: MAX_BYTES, or (by name, as a snapshot's is read) SNAPSHOT_MAX_BYTES."""
+    setting = "GENGPU_MAX_FILE_BYTES" if limit is None else "GENGPU_MAX_SNAPSHOT_BYTES"
     limit = MAX_BYTES if limit is None else limit
-    setting = "GENGPU_MAX_FILE_BYTES" if limit == MAX_BYTES else "GENGPU_MAX_SNAPSHOT_BYTES"
     return Finding(display, 1, 1, "error", "yaml-limit", f"file is {size // (1024 * 1024)} MiB; gengpu reads files "
                    f"up to {limit // (1024 * 1024)} MiB", f"split the file, or set {setting}")
 
@@ -40,14 +41,14 @@ def read_bytes(path: Path, display: str, limit: int | None = None) -> tuple[byte
             return None, [Finding(display, 0, 0, "error", "file-unreadable",
                                   f"cannot read file: it is {what}, not a regular file",
                                   "give gengpu the path of a file (a FIFO or device is never read)")]
-        chunks, size, limit = [], 0, MAX_BYTES if limit is None else limit
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        chunks, size, cap = [], 0, MAX_BYTES if limit is None else limit
+        while size <= cap:
+            chunk = os.read(fd, min(1 << 20, cap + 1 - size))
             if not chunk:
                 break
             chunks.append(chunk)
             size += len(chunk)
-        if size > limit:
+        if size > cap:
             return None, [too_large(display, os.fstat(fd).st_size, limit)]
         return b"".join(chunks), []
     except OSError as exc:

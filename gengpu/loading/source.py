@@ -331,8 +331,7 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
 def decode(raw: bytes, file: str, limit: int | None = None) -> tuple[str | None, list[Finding]]:
     """Text of a YAML file: UTF-8, or UTF-16/32 with a byte-order mark, as YAML allows (limit: its largest size,
     the reading module's MAX_BYTES unless the caller reads a kind of file allowed more)."""
-    limit = reading.MAX_BYTES if limit is None else limit
-    if len(raw) > limit:
+    if len(raw) > (reading.MAX_BYTES if limit is None else limit):
         return None, [too_large(file, len(raw), limit)]
     encoding, body = "utf-8", raw
     for bom, name in _BOMS:

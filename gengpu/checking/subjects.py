@@ -140,15 +140,20 @@ def loosecontainers(obj: dict) -> list[tuple[tuple, dict]]:
     return [(p, v) for p, v in found if isinstance(v.get("resources"), dict)]
 
 
+def component_of(image: str) -> str | None:
+    """The part of NVIDIA's GPU stack an image is (the table's `images`), or None."""
+    return next((known["component"] for known in table().get("images", []) if re.search(known["pattern"], image)),
+                None)
+
+
 def components(obj: dict) -> list[str]:
     """The parts of NVIDIA's GPU stack an object runs, by container image."""
     out = []
     for _, spec in pod_specs(obj):
         for _, c in containers_of(spec):
-            image = str(c.get("image", ""))
-            for known in table().get("images", []):
-                if re.search(known["pattern"], image) and known["component"] not in out:
-                    out.append(known["component"])
+            found = component_of(str(c.get("image", "")))
+            if found and found not in out:
+                out.append(found)
     return out
 
 
@@ -347,18 +352,13 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
             subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                     pods=specs, containers=containers(specs) + loose,
                                     why=f"pod specs at {where} ({how}) ask for GPUs"))
-        elif operator_gpus(data):
-            where = ", ".join(".".join(map(str, p)) for p in operator_gpus(data))
+        elif operated := operator_gpus(data) or operator_parallelism(data):
+            where = ", ".join(".".join(map(str, p)) for p in operated)
+            how = "asks for GPUs in the operator's own resource blocks" if operator_gpus(data) else \
+                "sets the GPUs its operator gives the pods (parallelism)"
             subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                     pods=specs, containers=containers(specs),
-                                    why=f"asks for GPUs in the operator's own resource blocks at {where} "
-                                        "(gengpu's table)"))
-        elif operator_parallelism(data):
-            where = ", ".join(".".join(map(str, p)) for p in operator_parallelism(data))
-            subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
-                                    pods=specs, containers=containers(specs),
-                                    why=f"sets the GPUs its operator gives the pods (parallelism at {where}, "
-                                        "gengpu's table)"))
+                                    why=f"{how} at {where} (gengpu's table)"))
         elif specs and components(data):
             subjects.append(Subject(T.GPU_STACK, doc, data, label, namespace=namespace, suppressed=suppressions(data),
                                     pods=specs, containers=containers(specs),

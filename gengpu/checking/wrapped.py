@@ -8,7 +8,7 @@ import re
 
 from gengpu.checking import targets as T
 from gengpu.checking.podspecs import dig
-from gengpu.checking.subjects import Subject, _embedded, suppressions, table
+from gengpu.checking.subjects import Subject, _embedded, component_of, suppressions
 from gengpu.findings import Finding
 from gengpu.loading import Document, load_embedded
 
@@ -52,8 +52,8 @@ def release(doc: Document, data: dict, label: str) -> tuple[list[Subject], list[
         places.append((chart.get("chart"), chart.get("version"), ("spec", "values"), False))
     else:
         spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
-        sources = [(("spec", "source"), spec.get("source"))] + [
-            (("spec", "sources", i), s) for i, s in enumerate(spec.get("sources") or []) if isinstance(spec.get("sources"), list)]
+        several = spec.get("sources") if isinstance(spec.get("sources"), list) else []
+        sources = [(("spec", "source"), spec.get("source"))] + [(("spec", "sources", i), s) for i, s in enumerate(several)]
         for path, source in sources:
             if isinstance(source, dict) and source.get("chart"):
                 places += [(source.get("chart"), source.get("targetRevision"), path + ("helm", "values"), True),
@@ -61,9 +61,10 @@ def release(doc: Document, data: dict, label: str) -> tuple[list[Subject], list[
     subjects, findings = [], []
     for chart, version, path, embedded in places:
         if chart not in _VALUES_CONFIGS:
-            if isinstance(dig(data, *path), dict) and images(dig(data, *path)):  # a generic chart running the stack
+            running = images(dig(data, *path)) if isinstance(dig(data, *path), dict) else []
+            if running:  # a generic chart (app-template) running part of the stack
                 subjects.append(Subject(T.GPU_STACK, doc, data, label, suppressed=suppressions(data),
-                                        why=f"{label} runs {', '.join(images(dig(data, *path)))} (by image, in "
+                                        why=f"{label} runs {', '.join(running)} (by image, in "
                                             f"{'.'.join(map(str, path))})"))
             continue
         if dig(data, *path) is None:
@@ -128,8 +129,8 @@ def images(values) -> list[str]:
         elif isinstance(node, list):
             stack += [(depth + 1, v) for v in node] if depth < 12 else []
         elif isinstance(node, str):
-            for known in table().get("images", []):
-                # values name an image's repository and tag apart: `repository: .../dcgm-exporter` is one too
-                if re.search(known["pattern"], node + ":") and known["component"] not in out:
-                    out.append(known["component"])
+            # values name an image's repository and tag apart: `repository: .../dcgm-exporter` is one too
+            found = component_of(node + ":")
+            if found and found not in out:
+                out.append(found)
     return out

@@ -6,7 +6,6 @@ TIMEOUT, and the whole capture ends within GENGPU_KUBE_DEADLINE (default 300 s).
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
@@ -80,13 +79,9 @@ class Clock:
 
     def __init__(self, budget: float | None = None):
         if budget is None:
-            raw = os.environ.get("GENGPU_KUBE_DEADLINE") or str(DEADLINE)
-            try:
-                budget = float(raw)
-            except ValueError:
-                budget = float("nan")
-            if not 0 < budget < 86400:  # also NaN
-                raise UsageError(f"GENGPU_KUBE_DEADLINE={raw!r}: give a number of seconds above 0, e.g. {DEADLINE}")
+            from gengpu import settings
+
+            budget = settings.seconds("GENGPU_KUBE_DEADLINE", DEADLINE)
         self.budget, self.ends = budget, time.monotonic() + budget
 
     def timeout(self) -> float:

@@ -14,6 +14,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+from gengpu import settings
 from gengpu.findings import UsageError
 
 MAX_ANSWER = 64 * 1024 * 1024
@@ -28,8 +29,8 @@ class Prometheus:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise UsageError(f"--prometheus {url!r}: give the server's http(s) URL, e.g. http://prometheus:9090")
-        timeout = timeout if timeout is not None else _seconds("GENGPU_PROMETHEUS_TIMEOUT", TIMEOUT)
-        deadline = deadline if deadline is not None else _seconds("GENGPU_PROMETHEUS_DEADLINE", DEADLINE)
+        timeout = timeout if timeout is not None else settings.seconds("GENGPU_PROMETHEUS_TIMEOUT", TIMEOUT)
+        deadline = deadline if deadline is not None else settings.seconds("GENGPU_PROMETHEUS_DEADLINE", DEADLINE)
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.deadline = time.monotonic() + deadline  # the whole command's
@@ -38,7 +39,8 @@ class Prometheus:
         self.answered = 0  # bytes of every answer: what a run costs the server and the network
 
     def _past_deadline(self) -> str:
-        return _past_deadline_text(self.url, self.budget)
+        return (f"Prometheus at {self.url}: the queries did not finish within the {self.budget:g} s this command may "
+                "spend (GENGPU_PROMETHEUS_DEADLINE); narrow the window (--since) or check fewer pools at once")
 
     def query(self, expr: str, at: float) -> list[tuple[dict, float]]:
         """An instant query at a time (unix seconds): each result's labels and value."""
@@ -92,24 +94,6 @@ class Prometheus:
             if isinstance(row, dict) and isinstance(row.get("metric"), dict):
                 out.append(({str(k): str(v) for k, v in row["metric"].items()}, _value(row.get("value"))))
         return out
-
-
-def _past_deadline_text(url: str, budget: float) -> str:
-    return (f"Prometheus at {url}: the queries did not finish within the {budget:g} s this command may spend "
-            "(GENGPU_PROMETHEUS_DEADLINE); narrow the window (--since) or check fewer pools at once")
-
-
-def _seconds(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < 86400:  # also NaN
-        raise UsageError(f"{name}={raw!r}: give a number of seconds above 0, e.g. {default:g}")
-    return value
 
 
 def _read_by(response, until: float, url: str) -> bytes:

@@ -53,6 +53,11 @@ class Engine:
             return group_size
         return int(value) if re.fullmatch(r"[0-9]+", value) else None
 
+    def parallel_path(self) -> tuple:
+        """Where the parallelism is written (tensor, else pipeline, else the container): what a finding points at."""
+        setting = self.settings.get("tp") or self.settings.get("pp")
+        return setting.path if setting else self.where
+
     def parallel(self) -> int | None:
         """GPUs the engine shards one model over (tensor x pipeline), or None when a factor is not a number."""
         tp = self.number("tp") if "tp" in self.settings else 1
@@ -181,9 +186,8 @@ def engines(subject) -> list[tuple[Pod, dict, Engine]]:
     """(pod, container, engine) for every container of a workload that runs a serving engine."""
     out = []
     for pod in pods(subject):
-        for group in ("containers",):
-            for i, c in enumerate(pod.spec.get(group) or []):
-                found = engine(c, pod.path + (group, i))
-                if found is not None:
-                    out.append((pod, c, found))
+        for i, c in enumerate(pod.spec.get("containers") or []):
+            found = engine(c, pod.path + ("containers", i))
+            if found is not None:
+                out.append((pod, c, found))
     return out

@@ -10,7 +10,7 @@ def check(subject, ctx=None):
             continue  # TGI without NUM_SHARD shards over every GPU it sees; vLLM without -tp over one
         parallel, have = engine.parallel(), gpus(container)
         if parallel and have and have > parallel:
-            yield Hit(engine.settings["tp"].path if "tp" in engine.settings else engine.settings["pp"].path,
+            yield Hit(engine.parallel_path(),
                       f"{subject.label}: container {container.get('name', '?')} is given {have} GPU(s) but "
                       f"{engine.name} shards the model over {parallel} (tensor x pipeline parallel): {have - parallel} "
                       "GPU(s) stay idle")

@@ -20,24 +20,24 @@ def check(subject, ctx=None):
         if nodes > 1 or engine.ray:
             if size is None or engine.ray and pod.role != "leader":
                 continue  # GPUs of other pods gengpu cannot see (a Ray cluster, pods of another object)
-            # the whole group: the leader's GPUs and every worker's
             leader, workers = per_role.get("leader"), per_role.get("worker", 0)
             if leader is None or workers is None:
                 continue
-            group = leader + (size - 1) * workers
-            need, given = (parallel, group) if engine.ray or nodes == size else (None, None)
-            if need is None:
-                per_pod = -(-parallel // nodes)
-                need, given = per_pod, have
-            if need > given:
-                yield Hit(engine.settings["tp"].path if "tp" in engine.settings else engine.where,
-                          f"{subject.label}: {engine.name} shards the model over {parallel} GPU(s) (tensor x pipeline "
-                          f"parallel) across the group, which has {given} GPU(s); the engine stops at start")
+            if engine.ray or nodes == size:  # one engine over the whole group: the leader's GPUs and every worker's
+                group = leader + (size - 1) * workers
+                if parallel > group:
+                    yield Hit(engine.parallel_path(), f"{subject.label}: {engine.name} shards the model over "
+                              f"{parallel} GPU(s) (tensor x pipeline parallel) across the group, which has {group} "
+                              "GPU(s); the engine stops at start")
+            elif -(-parallel // nodes) > have:  # over fewer nodes than the group: each holds its share
+                yield Hit(engine.parallel_path(), f"{subject.label}: {engine.name} shards the model over {parallel} "
+                          f"GPU(s) on {nodes} nodes, {-(-parallel // nodes)} a pod, but container "
+                          f"{container.get('name', '?')} is given {have}; the engine stops at start")
             continue
         if len(subject.pods) > 1 and size is None:
             continue  # an operator's roles (Kthena, Dynamo ...): the engine may span pods gengpu cannot group
         if parallel > have:
-            yield Hit(engine.settings["tp"].path if "tp" in engine.settings else engine.settings["pp"].path,
+            yield Hit(engine.parallel_path(),
                       f"{subject.label}: {engine.name} shards the model over {parallel} GPU(s) (tensor x pipeline "
                       f"parallel) but container {container.get('name', '?')} is given {have}; the engine stops at start "
                       "(world size larger than the GPUs it can see)")

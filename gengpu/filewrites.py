@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from gengpu.findings import UsageError
@@ -52,7 +53,7 @@ def repository_lock(root: Path, wait: float | None = None):
         os.close(fd)  # closing drops the lock
 
 
-def write_snapshot(path: Path, text: str) -> None:
+def write_snapshot(path: Path, text: str | Iterable[str]) -> None:
     """Write a snapshot file whole or not at all, and only over a file that is missing or an earlier snapshot of
     gengpu's: never over a file of the user's."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
@@ -74,13 +75,15 @@ def write_profile(path: Path, expected: bytes, text: str) -> None:
     write_whole(path, text, path.stat().st_mode & 0o777)
 
 
-def write_whole(path: Path, text: str, mode: int) -> None:
-    """A temporary file beside path, written, synced and renamed over it: a kill leaves the old file or the new."""
+def write_whole(path: Path, text: str | Iterable[str], mode: int) -> None:
+    """A temporary file beside path, written (whole, or chunk by chunk), synced and renamed over it: a kill leaves
+    the old file or the new."""
     tmp = path.parent / f".{path.name}.{os.getpid()}{TMP_SUFFIX}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
+            for chunk in [text] if isinstance(text, str) else text:
+                out.write(chunk)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)

@@ -93,6 +93,49 @@ def test_a_healthy_cluster_live_and_its_snapshot_agree(cluster, run, tmp_path, m
     assert (offline.exit_code, json.loads(offline.stdout)["findings"]) == (0, [])
 
 
+def test_a_capture_keeps_one_object_per_line_and_needs_no_generated_api(cluster, tmp_path):
+    """The snapshot file is a v1 List with one object per line (written chunk by chunk, never held twice as one
+    text), read back whole; and the capture reads the API server without importing the client's generated API
+    classes and models (their import took longer than reading 1,000 nodes). The pods that ask for no GPU, a page
+    at a time, are left out."""
+    import os
+    import subprocess
+    import sys
+
+    server, client, api = cluster
+    _reset(client, api)
+    _apply(client, api, snapshots.healthy(MPS.read_text()))
+    core = client.CoreV1Api(api)
+    pods = [{"metadata": {"name": f"web-{i}", "namespace": "default"},
+             "spec": {"containers": [{"name": "c", "image": "nginx"}]}} for i in range(3)]
+    pods.append({"metadata": {"name": "trainer", "namespace": "default"},
+                 "spec": {"containers": [{"name": "c", "image": "nvcr.io/nvidia/pytorch:25.01-py3",
+                                          "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}})
+    for pod in pods:
+        core.create_namespaced_pod("default", pod)
+    try:
+        script = ("import json, sys; from gengpu.live import kube; kube.PAGE = 2; "
+                  "objects, captured, notes = kube.capture('admin', progress_to_terminal=False); "
+                  "sys.stdout.write(''.join(kube.list_chunks(kube.as_list(objects, captured, notes, 'context admin'))));"
+                  "sys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith('kubernetes.client.'))))")
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+                              env={**os.environ, "KUBECONFIG": str(server.kubeconfig)}, check=True)
+        lines = done.stdout.splitlines()
+        data = json.loads(done.stdout)
+        assert len(lines) == len(data["items"]) + 2
+        assert [json.loads(line.rstrip(",")) for line in lines[1:-1]] == data["items"]
+        assert lines[0].startswith('{"apiVersion": "v1", "kind": "List", "metadata": {"annotations": '
+                                   '{"gengpu.dev/snapshot-of": "context admin"')
+        assert [i["metadata"]["name"] for i in data["items"] if i["kind"] == "Pod"] == ["trainer"]
+        assert sorted(i["metadata"]["name"] for i in data["items"] if i["kind"] == "Node") == \
+            ["l4-mps-0", "l4-mps-1", "system-0"]
+        imported = eval(done.stderr.strip().splitlines()[-1])  # noqa: S307 (the list the child printed)
+        assert [m for m in imported if m.startswith(("kubernetes.client.api.", "kubernetes.client.models."))] == []
+    finally:
+        for pod in pods:
+            core.delete_namespaced_pod(pod["metadata"]["name"], "default", grace_period_seconds=0)
+
+
 def test_drift_on_a_live_cluster_is_found_at_the_node(cluster, run, tmp_path, monkeypatch):
     """The same classes as the snapshot tests, through the API server: sharing that did not apply, an unhealthy
     GPU, a node that is not Ready, and the operator not ready."""

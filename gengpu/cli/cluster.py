@@ -30,19 +30,18 @@ def snapshot(context, output_file, namespace):
     `kubectl get ... -o yaml` prints it, written 0600; the gengpu-check
     ClusterRole in every overlay grants exactly these reads.
     """
-    import json
-
     from gengpu.live import kube
 
     objects, captured, notes = kube.capture(context, namespace)
-    text = json.dumps(kube.as_list(objects, captured, notes, f"context {context}" if context else "current context"),
-                      indent=1) + "\n"  # apiVersion, kind, metadata first: a reader sees what it is at once
+    chunks = kube.list_chunks(kube.as_list(objects, captured, notes,
+                                           f"context {context}" if context else "current context"))
     if output_file == "-":
-        click.echo(text, nl=False)
+        for chunk in chunks:
+            click.echo(chunk, nl=False)
     else:
         from gengpu.filewrites import write_snapshot
 
-        write_snapshot(Path(output_file), text)
+        write_snapshot(Path(output_file), chunks)
     for note in notes:
         click.echo(f"gengpu: not read: {note}", err=True)
 

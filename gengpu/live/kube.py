@@ -1,7 +1,8 @@
-"""The one module that talks to a Kubernetes API server: a read-only capture of what `gengpu check` needs, through
-the official `kubernetes` client and the user's kubeconfig. Lists are paginated (limit/continue) so memory stays
-flat on large clusters; nothing is ever written; Secrets are never read. Each request is tried once within
-TIMEOUT, and the whole capture ends within GENGPU_KUBE_DEADLINE (default 300 s).
+"""The one module that talks to a Kubernetes API server: a read-only capture of what `gengpu check` needs, with the
+user's kubeconfig as the official `kubernetes` client reads it. Lists are paginated (limit/continue) and each page
+is cut down to what a snapshot keeps before the next is read, so memory grows with what is kept, not with the
+answers; nothing is ever written; Secrets are never read. Each request is tried once within TIMEOUT, and the whole
+capture ends within GENGPU_KUBE_DEADLINE (default 300 s).
 """
 
 from __future__ import annotations
@@ -30,33 +31,64 @@ CONFIGMAPS = ("gengpu-device-plugin-config", "gengpu-mig-parted-config")
 GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")
 
 
-def _client(context: str | None):
-    try:
-        from kubernetes import client, config
-        from kubernetes.config.config_exception import ConfigException
-    except ImportError as exc:  # pragma: no cover - a dependency of gengpu
-        raise UsageError(f"the kubernetes Python client is missing ({exc}); reinstall gengpu") from exc
-    import os
+class _Api:
+    """GETs to the API server of a kubeconfig context: the kubernetes client's kubeconfig loading (auth plugins,
+    client certificates, proxies, TLS) and its urllib3 pool, without its generated API classes and models, whose
+    import alone took longer than reading 1,000 nodes. An answer other than 2xx raises the client's ApiException."""
 
-    try:
-        # KUBECONFIG as this process sees it (the client reads it once, when first imported); ':' lists merge
-        settings = client.Configuration()
-        config.load_kube_config(config_file=os.environ.get("KUBECONFIG") or None, context=context,
-                                client_configuration=settings, persist_config=False)
-        # one try per request, each bounded by TIMEOUT: urllib3's default of three retries made an API server that
-        # accepts and never answers take four timeouts to fail
-        settings.retries = False
-        api = client.ApiClient(configuration=settings)
-    except (ConfigException, OSError, ValueError, TypeError) as exc:
-        where = f"context {context!r}" if context else "the current context"
-        raise UsageError(f"cannot use {where} of the kubeconfig: {exc}") from None
-    if not api.configuration.verify_ssl:
-        import urllib3
+    def __init__(self, context: str | None):
+        import os
 
-        # the kubeconfig asks for it (insecure-skip-tls-verify): said once here, not on every request
-        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
-        sys.stderr.write("gengpu: warning: the kubeconfig turns TLS verification off for this cluster\n")
-    return client, api
+        try:
+            from kubernetes.client import rest
+            from kubernetes.client.configuration import Configuration
+            from kubernetes.config import kube_config
+            from kubernetes.config.config_exception import ConfigException
+        except ImportError as exc:  # pragma: no cover - a dependency of gengpu
+            raise UsageError(f"the kubernetes Python client is missing ({exc}); reinstall gengpu") from exc
+        try:
+            # KUBECONFIG as this process sees it (the client reads it once, when first imported); ':' lists merge
+            settings = Configuration()
+            kube_config.load_kube_config(config_file=os.environ.get("KUBECONFIG") or None, context=context,
+                                         client_configuration=settings, persist_config=False)
+            # one try per request, each bounded by TIMEOUT: urllib3's default of three retries made an API server
+            # that accepts and never answers take four timeouts to fail
+            settings.retries = False
+            self.rest = rest.RESTClientObject(settings)
+        except (ConfigException, OSError, ValueError, TypeError) as exc:
+            where = f"context {context!r}" if context else "the current context"
+            raise UsageError(f"cannot use {where} of the kubeconfig: {exc}") from None
+        self.settings = settings
+        if not settings.verify_ssl:
+            import urllib3
+
+            # the kubeconfig asks for it (insecure-skip-tls-verify): said once here, not on every request
+            urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
+            sys.stderr.write("gengpu: warning: the kubeconfig turns TLS verification off for this cluster\n")
+
+    def get(self, path: str, query: dict, timeout: float) -> dict:
+        import json
+        from urllib.parse import urlencode
+
+        from kubernetes.client.exceptions import ApiException
+
+        # an exec or OIDC credential refreshes here, as the client's ApiClient does before each request
+        headers = {"Accept": "application/json", "User-Agent": "gengpu"}
+        for auth in self.settings.auth_settings().values():
+            if auth.get("in") == "header" and auth.get("value"):
+                headers[auth["key"]] = auth["value"]
+        url = self.settings.host.rstrip("/") + path + (f"?{urlencode(query)}" if query else "")
+        answer = self.rest.request("GET", url, headers=headers, _request_timeout=timeout)
+        data = answer.read()
+        if not 200 <= answer.status <= 299:
+            raise ApiException(status=answer.status, reason=answer.reason)
+        try:
+            return json.loads(data)
+        except ValueError:
+            raise ApiException(status=answer.status, reason="the answer is not JSON") from None
+
+    def close(self) -> None:
+        self.rest.close()
 
 
 def _reason(exc) -> str:
@@ -99,24 +131,27 @@ class Clock:
                 "server is slow to answer, or the cluster larger than the limit allows")
 
 
-def _pages(fetch, what: str, progress, clock: Clock | None = None) -> list[dict]:
-    """Every item of a paged LIST. A continue token that expired mid-way (410 Gone: the server compacted the
-    revision the list was reading) restarts the list once from its first page, as kubectl does; pages already read
-    are dropped, so nothing is counted twice."""
-    from kubernetes.client.rest import ApiException
+def _pages(api: _Api, path: str, what: str, keep, progress, clock: Clock) -> list[dict]:
+    """What keep makes of every item of a paged LIST, page by page: a page's raw answer is dropped before the next
+    is asked for, so memory grows with what is kept (a GPU pod's scheduling fields, not every pod's whole spec). A
+    continue token that expired mid-way (410 Gone: the server compacted the revision the list was reading)
+    restarts the list once from its first page, as kubectl does; pages already read are dropped, so nothing is
+    counted twice."""
+    from kubernetes.client.exceptions import ApiException
 
     for attempt in (1, 2):
-        items, token = [], None
+        kept_items, token, seen = [], None, 0
         try:
             while True:
-                kwargs = {"limit": PAGE, "_request_timeout": clock.timeout() if clock else TIMEOUT,
-                          **({"_continue": token} if token else {})}
-                data = fetch(**kwargs)
-                items += data.get("items") or []
-                progress(what, len(items))
+                data = api.get(path, {"limit": PAGE, **({"continue": token} if token else {})}, clock.timeout())
+                items = data.get("items") or []
+                seen += len(items)
+                kept_items += [k for k in map(keep, items) if k is not None]
+                progress(what, seen)
                 token = (data.get("metadata") or {}).get("continue")
+                del data, items
                 if not token:
-                    return items
+                    return kept_items
         except ApiException as exc:
             if exc.status != 410 or token is None or attempt == 2:
                 raise
@@ -139,13 +174,12 @@ def _asks_for_gpu(pod: dict) -> bool:
 def capture(context: str | None, namespace: str = "gpu-operator", progress_to_terminal: bool = True) \
         -> tuple[list[dict], set[str], list[str]]:
     """(objects, kinds captured, notes on what could not be read) of the cluster behind a kubeconfig context."""
-    import json
+    from urllib.parse import quote
 
     clock = Clock()
-    client, api = _client(context)
-    from kubernetes.client.rest import ApiException
+    api = _Api(context)
+    from kubernetes.client.exceptions import ApiException
 
-    custom, core = client.CustomObjectsApi(api), client.CoreV1Api(api)
     show = progress_to_terminal and sys.stderr.isatty()
     started = time.monotonic()
 
@@ -154,19 +188,20 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
             sys.stderr.write(f"\rgengpu: read {n} {what} ({time.monotonic() - started:.0f} s)   ")
             sys.stderr.flush()
 
-    def listing(group: str, version: str, plural: str):
-        # the raw JSON (every field as the server sent it), not the client's model objects
-        if group == "":
-            return lambda **kw: json.loads(getattr(core, f"list_{plural[:-1]}")(**kw, _preload_content=False).data)
-        return lambda **kw: json.loads(custom.list_cluster_custom_object(group, version, plural, **kw,
-                                                                         _preload_content=False).data)
+    def keeping(api_version: str, kind: str, only=None):
+        def keep(item):
+            if not isinstance(item, dict) or (only is not None and not only(item)):
+                return None
+            return kept({**item, "apiVersion": api_version, "kind": kind})
+        return keep
 
     objects, captured, notes = [], set(), []
     try:
         for group, version, plural, kind in CLUSTER_KINDS:
             api_version = f"{group}/{version}" if group else version
+            path = f"/apis/{group}/{version}/{plural}" if group else f"/api/{version}/{plural}"
             try:
-                items = _pages(listing(group, version, plural), plural, progress, clock)
+                objects += _pages(api, path, plural, keeping(api_version, kind), progress, clock)
             except ApiException as exc:
                 if plural == "nodes":
                     raise UsageError(f"cannot list nodes: {_reason(exc)}; `kubectl auth can-i list nodes` tells, "
@@ -177,18 +212,14 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
                     notes.append(f"{kind} ({api_version}): {_reason(exc)}")
                 continue
             captured.add(plural)
-            objects += [kept({**item, "apiVersion": api_version, "kind": kind}) for item in items]
         try:
-            pods = _pages(lambda **kw: json.loads(core.list_pod_for_all_namespaces(**kw, _preload_content=False).data),
-                          "pods", progress, clock)
-            objects += [kept({**p, "apiVersion": "v1", "kind": "Pod"}) for p in pods if _asks_for_gpu(p)]
+            objects += _pages(api, "/api/v1/pods", "pods", keeping("v1", "Pod", _asks_for_gpu), progress, clock)
             captured.add("pods")
         except ApiException as exc:
             notes.append(f"Pod (v1): {_reason(exc)}")
         for name in CONFIGMAPS:
             try:
-                cm = json.loads(core.read_namespaced_config_map(name, namespace, _request_timeout=clock.timeout(),
-                                                                _preload_content=False).data)
+                cm = api.get(f"/api/v1/namespaces/{quote(namespace, safe='')}/configmaps/{name}", {}, clock.timeout())
                 objects.append(kept({**cm, "apiVersion": "v1", "kind": "ConfigMap"}))
                 captured.add("configmaps")
             except ApiException as exc:
@@ -261,3 +292,17 @@ def as_list(objects: list[dict], captured: set[str], notes: list[str], source: s
                                          "gengpu.dev/captured": ",".join(sorted(captured)),
                                          **({"gengpu.dev/not-read": "; ".join(notes)} if notes else {})}},
             "items": objects}
+
+
+def list_chunks(snapshot: dict):
+    """The snapshot file's text, chunk by chunk: apiVersion, kind and metadata first (a reader sees what it is at
+    once), then one object per line, each encoded by the json module's C encoder, so a 5,000-node capture is
+    never held twice, as a whole text beside its objects."""
+    import json
+
+    head = {k: v for k, v in snapshot.items() if k != "items"}
+    yield json.dumps(head)[:-1] + ', "items": [\n'
+    items = snapshot["items"]
+    for i, item in enumerate(items):
+        yield json.dumps(item) + (",\n" if i < len(items) - 1 else "\n")
+    yield "]}\n"

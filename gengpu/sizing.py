@@ -236,8 +236,7 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
         rec.evidence["nodesGone"] = list(gone)
         rec.reason = (f"{len(gone)} node(s) with this pool's GPU reported in the window but are not in the cluster "
                       f"now ({', '.join(gone[:3])}{', ...' if len(gone) > 3 else ''}): autoscaled away, their jobs "
-                      "may need more than the survivors show; capture the snapshot while they run, or size a window "
-                      "that starts after they left")
+                      "may need more than the survivors show")
         return rec
     unusable = sorted({f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in units
                        if not memory_ok(d.figures.mem_peak, total_mib)})

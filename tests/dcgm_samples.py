@@ -102,3 +102,18 @@ def a100_fleet() -> list[Gpu]:
     pool of two at about 36 GiB and 92%."""
     return ([Gpu(f"gke-a100-inference-{i}", 0, "serving", f"llm-{i}", (3900, 700), 8) for i in range(4)]
             + [Gpu(f"gke-a100-training-{i}", 0, "research", f"trainer-{i}", (35800, 1100), 92) for i in range(2)])
+
+
+def with_series(recording: str, name: str, help_text: str, rows: list[dict[str, str]], hours: float = 26,
+                step: int = 60, end: int = END, upto: float | None = None) -> str:
+    """The recording with one more gauge family (kube-state-metrics' kube_node_labels, Karpenter's node metrics): a
+    series of value 1 per row of labels, sampled as the exporter's are; upto: the hours after the window's start
+    the series stops (a node removed then)."""
+    times = [end - int(hours * 3600) + step * (i + 1) for i in range(int(hours * 3600) // step)]
+    if upto is not None:
+        times = [t for t in times if t <= end - int(hours * 3600) + upto * 3600]
+    lines = [f"# HELP {name} {help_text}", f"# TYPE {name} gauge"]
+    for row in rows:
+        labels = ",".join(f'{k}="{v}"' for k, v in row.items())
+        lines += [f"{name}{{{labels}}} 1 {t}" for t in times]
+    return recording.removesuffix("# EOF\n") + "\n".join(lines) + "\n# EOF\n"

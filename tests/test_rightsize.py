@@ -465,8 +465,87 @@ def test_nodes_autoscaled_away_withhold_the_proposal_on_a_real_prometheus(run, t
     (rec,) = report["recommendations"]
     assert (rec["verdict"], rec["proposed"], rec["evidence"]["nodesGone"]) == ("none", None, ["ip-10-0-2-1",
                                                                                               "ip-10-0-3-1"])
-    assert rec["reason"].startswith("2 node(s) with this pool's GPU reported in the window but are not in the "
-                                    "cluster now (ip-10-0-2-1, ip-10-0-3-1): autoscaled away")
+    assert rec["reason"] == ("2 node(s) with this pool's GPU reported in the window but are not in the cluster now "
+                             "(ip-10-0-2-1, ip-10-0-3-1): autoscaled away, their jobs may need more than the "
+                             "survivors show; their pool is not known (ip-10-0-2-1: no pool label in "
+                             "kube_node_labels, karpenter_nodes_allocatable or the exporter's series)")
+
+
+def _nightly(hours: float = 26) -> tuple[list, list]:
+    small = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "serving", f"embed-{n}-{i}", (2000, 500), 5,
+                              "NVIDIA H100 80GB HBM3", 81559) for n in range(2) for i in range(8)]
+    nightly = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "batch", f"nightly-{n}-{i}", (36000, 2000), 60,
+                                "NVIDIA H100 80GB HBM3", 81559) for n in (2, 3) for i in range(8)]
+    return small, nightly
+
+
+def test_nodes_autoscaled_away_are_joined_by_kube_state_metrics_node_labels(run, tmp_path, tmp_path_factory):
+    """The same cluster with kube-state-metrics scraped and allowed Karpenter's pool label
+    (--metric-labels-allowlist=nodes=[karpenter.sh/nodepool]): the nightly nodes are put in their pool over the
+    window, their 36 GiB jobs are sized with the survivors' small pods, and no MIG slice is proposed that they
+    cannot fit; the evidence says how each was joined, and they are not called unjoined."""
+    small, nightly = _nightly()
+    recording = dcgm_samples.with_series(
+        dcgm_samples.openmetrics(small + nightly, hours=26, step=600), "kube_node_labels",
+        "Kubernetes labels converted to Prometheus labels.",
+        [{"job": "kube-state-metrics", "node": f"ip-10-0-{n}-1", "label_karpenter_sh_nodepool": "h100-mig",
+          "label_karpenter_sh_capacity_type": "on-demand"} for n in range(4)], hours=26, step=600)
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    report = _served(run, tmp_path_factory, "prometheus-joined", recording, tmp_path, "rightsize", "h100.yaml",
+                     "--snapshot", "snap.yaml", "--output", "json")
+    (rec,) = report["recommendations"]
+    assert rec["evidence"]["nodesJoined"] == {
+        "ip-10-0-2-1": "karpenter.sh/nodepool=h100-mig (kube_node_labels)",
+        "ip-10-0-3-1": "karpenter.sh/nodepool=h100-mig (kube_node_labels)"}
+    assert "nodesGone" not in rec["evidence"]
+    assert (rec["verdict"], rec["proposed"], rec["evidence"]["gpus"]) == ("keep", None, 32)
+    assert rec["evidence"]["memPeakMiB"] == max(
+        max(_samples(recording, "DCGM_FI_DEV_FB_USED", f"ip-10-0-{n}-1")) for n in (2, 3))
+    assert not [f for f in report["findings"] if f["rule"] in ("usage-series-unjoined", "usage-nodes-gone")]
+
+
+def test_karpenter_metrics_join_a_node_and_a_reused_name_does_not(run, tmp_path):
+    """Karpenter's karpenter_nodes_allocatable names the node's pool (nodepool) for one nightly node; the other
+    node's name was used by two nodes of different pools in the window (EKS names nodes by IP): it stays gone and
+    the pool is not sized."""
+    small, nightly = _nightly()
+    recording = dcgm_samples.with_series(
+        dcgm_samples.openmetrics(small + nightly, hours=26, step=600), "karpenter_nodes_allocatable",
+        "Node allocatable are the resources allocatable by nodes.",
+        [{"node_name": "ip-10-0-2-1", "nodepool": "h100-mig", "capacity_type": "on-demand",
+          "resource_type": "nvidia_com_gpu"},
+         {"node_name": "ip-10-0-3-1", "nodepool": "h100-mig", "resource_type": "nvidia_com_gpu"},
+         {"node_name": "ip-10-0-3-1", "nodepool": "cpu-general", "resource_type": "cpu"}], hours=26, step=600)
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    assert rec["evidence"]["nodesJoined"] == {"ip-10-0-2-1": "karpenter.sh/nodepool=h100-mig "
+                                                             "(karpenter_nodes_allocatable)"}
+    assert (rec["verdict"], rec["evidence"]["nodesGone"]) == ("none", ["ip-10-0-3-1"])
+    assert rec["reason"].endswith("(ip-10-0-3-1): autoscaled away, their jobs may need more than the survivors show; "
+                                  "their pool is not known (ip-10-0-3-1: karpenter.sh/nodepool=cpu-general|h100-mig "
+                                  "in the window (two nodes had the name))")
+    assert sorted(f["rule"] for f in report["findings"]) == ["usage-nodes-gone", "usage-series-unjoined"]
+
+
+def test_node_labels_copied_onto_the_exporters_series_join_its_nodes(run, tmp_path):
+    """A ServiceMonitor with attachMetadata.node and a labelmap of __meta_kubernetes_node_label_(.+) puts each node's
+    labels, as label names, on dcgm-exporter's series: that is enough to place the nodes that left."""
+    small, nightly = _nightly()
+    recording = dcgm_samples.openmetrics(small + nightly, hours=26, step=600)
+    for n in (2, 3):
+        recording = recording.replace(f'Hostname="ip-10-0-{n}-1"',
+                                      f'Hostname="ip-10-0-{n}-1",karpenter_sh_nodepool="h100-mig"')
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    assert rec["evidence"]["nodesJoined"] == {f"ip-10-0-{n}-1": "karpenter.sh/nodepool=h100-mig (dcgm-exporter)"
+                                              for n in (2, 3)}
+    assert (rec["verdict"], rec["evidence"]["gpus"], report["findings"]) == ("keep", 32, [])
 
 
 def test_a_device_without_an_activity_figure_is_sized_as_busy(run, a100, recording):

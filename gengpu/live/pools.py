@@ -124,6 +124,26 @@ def _pool_keys(profile: Profile, pool: NodePool) -> list[tuple[str, str]]:
     return keys
 
 
+def pool_by_labels(profile: Profile, labels: dict[str, str]) -> tuple[NodePool | None, str]:
+    """(the pool, the label that says so) of a node's labels: gengpu's or a provisioner's pool label, else a pool's
+    own nodeSelector; (None, "") when no label says."""
+    for pool in profile.node_pools:
+        for key, value in _pool_keys(profile, pool):
+            if labels.get(key) == value:
+                return pool, f"{key}={value}"
+    for pool in profile.node_pools:
+        if pool.node_selector and all(labels.get(k) == v for k, v in pool.node_selector.items()):
+            return pool, "the pool's nodeSelector"
+    return None, ""
+
+
+def pool_label_keys(profile: Profile) -> list[str]:
+    """Every node label that can tie a node to one of the profile's pools."""
+    keys = {key for pool in profile.node_pools for key, _ in _pool_keys(profile, pool)}
+    keys |= {key for pool in profile.node_pools for key in pool.node_selector}
+    return sorted(keys)
+
+
 def node_gpu_model(platform: str, item: Item) -> tuple[str | None, str | None]:
     """(catalog id or None, the evidence as label=value) of the node's GPU model; (None, None) when nothing says.
     platform: whose instance types the node's instance-type label names."""
@@ -175,13 +195,9 @@ def claim(profile: Profile, item: Item, forced: NodePool | None = None,
     and a node that is alone in its snapshot (one node pasted to be checked, whatever it shows), as does a profile's
     only pool."""
     labels = item.labels
-    for pool in profile.node_pools:
-        for key, value in _pool_keys(profile, pool):
-            if labels.get(key) == value:
-                return pool, f"{key}={value}", []
-    for pool in profile.node_pools:
-        if pool.node_selector and all(labels.get(k) == v for k, v in pool.node_selector.items()):
-            return pool, "the pool's nodeSelector", []
+    pool, how = pool_by_labels(profile, labels)
+    if pool is not None:
+        return pool, how, []
     if forced is not None and (is_gpu_node(item) or alone):
         return forced, "--pool", []
     # a snapshot of one node is that node put to the question, whatever it shows (a GPU node whose driver never

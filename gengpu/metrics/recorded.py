@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from gengpu.findings import Finding
 from gengpu.metrics import usage as u
+from gengpu.metrics.joining import METRICS as JOIN_METRICS
 
 
 @dataclass
@@ -25,7 +26,7 @@ class Recorded:
 
     @property
     def last(self) -> float | None:
-        times = [s[-1][0] for by in self.series.values() for s in by.values() if s]
+        times = [s[-1][0] for m in u.METRICS for s in self.series.get(m, {}).values() if s]
         return max(times) if times else None
 
     def _window(self, metric: str, at: float, seconds: int, where=None):
@@ -51,6 +52,15 @@ class Recorded:
 
     def exported(self, window: str, at: float) -> bool:
         return any(labels.get("exported_pod") for labels, _ in self._window(u.FB_USED, at, u.seconds(window)))
+
+    def node_labels(self, nodes: list[str], keys: list[str], window: str, at: float):
+        from gengpu.metrics import joining
+
+        wanted, found = set(nodes), joining.NodeLabels(joining.names(keys))
+        for source, metric, node_label in joining.SOURCES:
+            for labels, _ in self._window(metric, at, u.seconds(window), lambda ls: ls.get(node_label) in wanted):
+                found.add(source, labels)
+        return found
 
     def pool_usage(self, node_label: str, nodes: list[str], window: str, at: float, exported: bool) -> u.Usage:
         wanted, seconds = set(nodes), u.seconds(window)
@@ -127,7 +137,7 @@ def load(text: str, source: str) -> tuple[Recorded | None, list[Finding]]:
     recorded = Recorded(source)
     try:
         for family in text_string_to_metric_families(text):
-            if family.name not in u.METRICS:
+            if family.name not in u.METRICS and family.name not in JOIN_METRICS:
                 continue
             by_series = recorded.series.setdefault(family.name, {})
             for sample in family.samples:
@@ -149,7 +159,7 @@ def load(text: str, source: str) -> tuple[Recorded | None, list[Finding]]:
     for by_series in recorded.series.values():
         for samples in by_series.values():
             samples.sort()
-    if not recorded.series:
+    if not any(recorded.series.get(m) for m in u.METRICS):
         return bad(1, f"no dcgm-exporter samples ({', '.join(u.METRICS)}) in the file", fix)
     return recorded, []
 

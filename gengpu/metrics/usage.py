@@ -282,6 +282,16 @@ class Server:
             out.setdefault(node, set()).add(labels.get("modelName", ""))
         return out
 
+    def node_labels(self, nodes: list[str], keys: list[str], window: str, at: float):
+        """What kube-state-metrics, Karpenter and the exporter's own series kept of these nodes' labels."""
+        from gengpu.metrics import joining
+
+        spelled = joining.names(keys)
+        found = joining.NodeLabels(spelled)
+        for labels, value in self.client.query(joining.query(nodes, spelled, window, self.matchers), at):
+            found.add(labels.pop(joining.SOURCE_LABEL, ""), labels, value)
+        return found
+
     def pool_usage(self, node_label: str, nodes: list[str], window: str, at: float, exported: bool) -> Usage:
         result = Usage()
         for labels, value in self.client.query(pool_query(node_label, nodes, window, resolution(window), exported,

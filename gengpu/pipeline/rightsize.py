@@ -67,19 +67,28 @@ def rightsize(paths: list[str], snapshot: str | None, context: str | None, prome
     nodes = pools.map_nodes(profile, snap)
     reported = source.nodes(since, at)
     exported = source.exported(since, at) if reported else False
-    findings += _unjoined(reported, {n.name: n.pool for n in nodes}, snap.source, profile.name, shown)
     gone = _gone(source, reported, {n.name for n in nodes} | {i.name for i in snap.nodes}, since, at)
+    joined, why_not = _join(source, profile, gone, since, at)
+    findings += _unjoined(reported, {n.name: n.pool for n in nodes} | {k: p for k, (p, _) in joined.items()},
+                          snap.source, profile.name, shown)
     recommendations = []
     for pool in profile.node_pools:
-        members = sorted(n.name for n in nodes if n.pool is pool)
+        members = sorted([n.name for n in nodes if n.pool is pool] + [k for k, (p, _) in joined.items() if p is pool])
         devices = []
         for label in usage.NODE_LABELS:
             seen = [n for n in members if (label, n) in reported]
             if seen:
                 devices += source.pool_usage(label, seen, since, at, exported).devices
         pool_usage = sizing.PoolUsage(profile, doc, pool, members, devices, since, shown)
-        recommendations.append(sizing.recommend(pool_usage, min_hours, gone=sorted(
-            node for node, models in gone.items() if pool.gpu_id in models or None in models)))
+        rec = sizing.recommend(pool_usage, min_hours, gone=sorted(
+            node for node, models in gone.items() if node not in joined and (pool.gpu_id in models or None in models)))
+        if rec.evidence.get("nodesGone"):
+            first = rec.evidence["nodesGone"][0]
+            rec.reason += f"; their pool is not known ({first}: {why_not.get(first, 'not in the window')})"
+        came_back = {k: how for k, (p, how) in sorted(joined.items()) if p is pool}
+        if came_back:
+            rec.evidence["nodesJoined"] = came_back
+        recommendations.append(rec)
     findings += usage_rules.check_pools(recommendations)
     return RightsizeResult(sort_findings(findings), recommendations, profile, shown,
                            getattr(source, "queries", 0), getattr(source, "client", None))
@@ -128,6 +137,34 @@ def _gone(source, reported: dict, present: set[str], since: str, at: float) -> d
     models = source.models(since, at)
     return {node: {product_gpu(m.replace(" ", "-")) if m else None for m in models.get(node, {""})}
             for node in sorted(missing)}
+
+
+def _join(source, profile, gone: dict[str, set], since: str, at: float) -> tuple[dict[str, tuple], dict[str, str]]:
+    """The nodes that left the cluster whose pool the window's series still say (kube-state-metrics' node labels,
+    Karpenter's node metrics, node labels on the exporter's series): (node -> (pool, how it is known), node -> why
+    not). A node whose pool label had two values in the window (a name reused) or names a pool of another GPU model
+    stays unjoined."""
+    from gengpu.live.pools import pool_by_labels, pool_label_keys
+
+    if not gone:
+        return {}, {}
+    found = source.node_labels(sorted(gone), pool_label_keys(profile), since, at)
+    keys = set(pool_label_keys(profile))
+    out, why_not = {}, {}
+    for node, models in sorted(gone.items()):
+        changed = [text for text in found.changed(node) if text.split("=", 1)[0] in keys]
+        if changed:
+            why_not[node] = f"{changed[0]} in the window (two nodes had the name)"
+            continue
+        pool, how = pool_by_labels(profile, found.of(node))
+        if pool is not None and (pool.gpu_id in models or None in models):
+            out[node] = (pool, f"{how} ({', '.join(sorted(found.told_by.get(node, ())))})")
+        elif pool is not None:
+            why_not[node] = f"{how}, a pool of another GPU than its series name"
+        else:
+            why_not[node] = ("no pool label in kube_node_labels, karpenter_nodes_allocatable or the exporter's "
+                             "series")
+    return out, why_not
 
 
 def _unjoined(reported: dict, pool_of: dict, snapshot: str, profile: str, shown: str) -> list[Finding]:

@@ -33,10 +33,21 @@ class PoolUsage:
     devices: list[Device]
     window: str
     source: str
+    spot: dict[str, bool | None] = field(default_factory=dict)  # node -> on spot capacity, as its labels say
 
     @property
     def hours(self) -> float:
         return max((d.figures.hours for d in self.devices), default=0.0)
+
+    def presence(self) -> dict[tuple, float]:
+        """(node, GPU) -> the steps of the window at which the GPU had a sample (a MIG instance counts for its GPU):
+        how long each GPU was there, autoscaled or not. Empty when the source gave no coverage figure."""
+        per_gpu: dict[tuple, float] = {}
+        for d in self.devices:
+            if d.figures.present is not None and math.isfinite(d.figures.present):
+                key = (d.node, d.uuid or d.gpu)
+                per_gpu[key] = max(per_gpu.get(key, 0.0), d.figures.present)
+        return per_gpu
 
 
 @dataclass
@@ -114,12 +125,34 @@ def _evidence(usage: PoolUsage, units: list[Device], total_mib: float) -> dict:
     return out
 
 
-def _price(profile: Profile, pool: NodePool) -> tuple[float | None, str]:
-    """The pool's cheapest price per GPU-hour, on-demand where the pool runs it, else its first capacity type."""
+def _price(profile: Profile, pool: NodePool, spot: dict[str, bool | None] | None = None) -> tuple[float | None, str]:
+    """The pool's cheapest price per GPU-hour and what it rests on: where the nodes' labels say their capacity type,
+    the spot and on-demand prices weighted by how many nodes ran on each; else on-demand where the pool runs it,
+    else its first capacity type."""
     plan = planning.plan_pool(profile, pool)
+    said = [v for v in (spot or {}).values() if v is not None]
+    if said and any(said):
+        on_spot = sum(said) / len(said)
+        spot_price, on_demand = plan.per_gpu_hour("spot"), plan.per_gpu_hour("on-demand")
+        if spot_price and (on_demand or on_spot == 1):
+            blended = on_spot * spot_price[0] + (1 - on_spot) * (on_demand[0] if on_demand else 0.0)
+            return blended, f"{sum(said)} of {len(said)} node(s) spot"
     capacity = "on-demand" if "on-demand" in pool.capacity_types else (pool.capacity_types or ("on-demand",))[0]
     per = plan.per_gpu_hour(capacity)
     return (per[0] if per else None), capacity
+
+
+ALWAYS_ON = 0.9  # of the window's GPU-hours, above which a pool is priced as running all month
+
+
+def _run_share(usage: PoolUsage) -> float | None:
+    """The share of the window's GPU-hours the pool's GPUs were there (1: always on; less: autoscaled), against the
+    GPU there longest (so a scrape interval longer than PromQL's lookback does not read as absence)."""
+    present = usage.presence()
+    longest = max(present.values(), default=0.0)
+    if longest <= 0:
+        return None
+    return sum(present.values()) / (len(present) * longest)
 
 
 def _known(value: float | None) -> bool:
@@ -304,14 +337,21 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
         rec.verdict = "keep"
         rec.reason = f"busy: {observed}; packing them frees no GPU"
         return rec
-    per_hour, capacity = _price(profile, pool)
+    per_hour, capacity = _price(profile, pool, usage.spot)
+    run_share = _run_share(usage)
     rec.verdict = proposed_sharing["mode"]
     limit_changes = _limits(pool, per_gpu_now, per_gpu, needed)
     rec.proposed = {"sharing": proposed_sharing, "limits": {**pool.limits, **{k[1]: v for k, v in limit_changes}},
                     "gpus": needed}
     rec.changes = [(("sharing",), proposed_sharing), *limit_changes]
-    rec.monthly_delta = (needed - gpus) * per_hour * planning.HOURS_PER_MONTH if per_hour is not None else None
-    rec.evidence.update({"capacity": capacity, "pricePerGpuHour": per_hour, "headroom": headroom})
+    # an autoscaled pool pays for the hours its GPUs ran: the saving scales with that share of the month
+    autoscaled = run_share is not None and run_share < ALWAYS_ON
+    rec.monthly_delta = ((needed - gpus) * per_hour * planning.HOURS_PER_MONTH * (run_share if autoscaled else 1)
+                         if per_hour is not None else None)
+    rec.evidence.update({"capacity": capacity, "pricePerGpuHour": per_hour, "headroom": headroom,
+                         "runShare": None if run_share is None else round(run_share, 3),
+                         "basis": (f"autoscaled: the GPUs ran {run_share:.0%} of the {usage.hours:.1f} h" if autoscaled
+                                   else "always on")})
     if choice and biggest:
         rec.evidence["headroomLeft"] = round(mig.usable_gib(gpu_id, choice[0]) * 1024 / biggest - 1, 3)
         rec.evidence["instanceGiB"] = mig.usable_gib(gpu_id, choice[0])

@@ -548,6 +548,52 @@ def test_node_labels_copied_onto_the_exporters_series_join_its_nodes(run, tmp_pa
     assert (rec["verdict"], rec["evidence"]["gpus"], report["findings"]) == ("keep", 32, [])
 
 
+def _only_first_hours(recording: str, node: str, hours: float, total: float = 26) -> str:
+    """The recording with node's samples kept for its first hours only (scaled in, then out again)."""
+    cut = dcgm_samples.END - int(total * 3600) + hours * 3600
+    return "\n".join(line for line in recording.split("\n")
+                     if f'Hostname="{node}"' not in line or float(line.rsplit(" ", 1)[1]) <= cut) 
+
+
+def test_the_saving_of_an_autoscaled_pool_is_the_share_of_the_hours_it_ran(run, tmp_path):
+    """Two p5.48xlarge of small embedding pods, the second there for 13 of the 26 h: the pool ran 75% of the
+    window's GPU-hours, so packing it saves 75% of what an always-on pool would, and the report says so."""
+    small, _ = _nightly()
+    recording = _only_first_hours(dcgm_samples.openmetrics(small, hours=26, step=600), "ip-10-0-1-1", 13)
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    e = rec["evidence"]
+    assert rec["verdict"] == "mig" and abs(e["runShare"] - 0.75) < 0.03
+    assert (e["capacity"], e["pricePerGpuHour"]) == ("on-demand", 55.04 / 8)  # prices.yaml, us-east-1
+    always_on = (rec["proposed"]["gpus"] - rec["current"]["gpus"]) * 55.04 / 8 * 730
+    assert abs(rec["monthlyDelta"] - always_on * e["runShare"]) < 0.001 * abs(always_on)
+    assert e["basis"] == f"autoscaled: the GPUs ran {e['runShare']:.0%} of the 25.5 h"
+    text = run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", cwd=tmp_path).stdout
+    assert f"/GPU-hour on-demand, autoscaled: the GPUs ran {e['runShare']:.0%} of the 25.5 h\n" in text
+
+
+def test_spot_nodes_are_priced_at_spot(run, tmp_path):
+    """One of the pool's two nodes says karpenter.sh/capacity-type=spot: the GPU-hour is half spot, half
+    on-demand (prices.yaml, p5.48xlarge in us-east-1: $55.04 on-demand, $17.6289 spot, 8 GPUs)."""
+    small, _ = _nightly()
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(small, hours=26, step=600), encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    snap = yaml.safe_load((tmp_path / "snap.yaml").read_text())
+    snap["items"][1]["metadata"]["labels"]["karpenter.sh/capacity-type"] = "spot"
+    snap["items"][0]["metadata"]["labels"]["karpenter.sh/capacity-type"] = "on-demand"
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump(snap))
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    e = rec["evidence"]
+    assert (e["capacity"], e["basis"]) == ("1 of 2 node(s) spot", "always on")
+    assert e["pricePerGpuHour"] == 0.5 * 17.6289 / 8 + 0.5 * 55.04 / 8
+    assert rec["monthlyDelta"] == round((rec["proposed"]["gpus"] - 16) * e["pricePerGpuHour"] * 730, 2)
+
+
 def test_a_device_without_an_activity_figure_is_sized_as_busy(run, a100, recording):
     """The inference pool's GPUs at 4.5 GiB, with no DCGM_FI_PROF_GR_ENGINE_ACTIVE and no GPU_UTIL series (profiling
     off, a custom counters file): unknown activity is not 0%, so no MIG slice is proposed on memory alone."""

@@ -111,6 +111,8 @@ def _apply(fn: str, samples: list[tuple[float, float]], at: float, window: int, 
         k += 1
     if not seen:
         return None
+    if fn == "present":
+        return float(len(seen))
     return min(seen) if fn == "first_ts" else max(seen)
 
 

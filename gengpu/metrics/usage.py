@@ -30,7 +30,7 @@ DEVICE_STATS = (
     ("mem_peak", FB_USED, "max"), ("mem_p95", FB_USED, "p95"), ("mem_used_last", FB_USED, "last"),
     ("mem_free_last", FB_FREE, "last"), ("util_mean", GPU_UTIL, "mean"), ("util_p95", GPU_UTIL, "p95"),
     ("active_mean", ENGINE_ACTIVE, "mean"), ("active_p95", ENGINE_ACTIVE, "p95"),
-    ("first", FB_USED, "first_ts"), ("last", FB_USED, "last_ts"),
+    ("first", FB_USED, "first_ts"), ("last", FB_USED, "last_ts"), ("present", FB_USED, "present"),
 )
 POD_STATS = (
     ("mem_peak", FB_USED, "max"), ("mem_p95", FB_USED, "p95"), ("util_mean", GPU_UTIL, "mean"),
@@ -52,6 +52,7 @@ class Figures:
     active_p95: float | None = None
     first: float | None = None
     last: float | None = None
+    present: float | None = None  # steps of the coverage subquery at which the device had a sample
 
     def set(self, stat: str, value: float) -> None:
         if not math.isnan(value):
@@ -198,6 +199,8 @@ def _range(fn: str, metric: str, selector: str, window: str, resolution: str) ->
         return f"avg_over_time({vector}[{window}])"
     if fn == "last":
         return f"last_over_time({vector}[{window}])"
+    if fn == "present":  # how many steps of the window the device was there: the hours it ran, autoscaled or not
+        return f"count_over_time({vector}[{window}:{resolution}])"
     # sample timestamps through a subquery: portable to Thanos, Mimir and VictoriaMetrics, bounded by its steps
     inner = "min_over_time" if fn == "first_ts" else "max_over_time"
     return f"{inner}(timestamp({vector})[{window}:{resolution}])"

@@ -38,7 +38,7 @@ def rightsize(paths: list[str], snapshot: str | None, context: str | None, prome
     from gengpu import sizing
     from gengpu.checking import usage as usage_rules
     from gengpu.live import pools
-    from gengpu.metrics import usage
+    from gengpu.metrics import joining, usage
 
     try:
         usage.seconds(since)
@@ -69,23 +69,25 @@ def rightsize(paths: list[str], snapshot: str | None, context: str | None, prome
     exported = source.exported(since, at) if reported else False
     gone = _gone(source, reported, {n.name for n in nodes} | {i.name for i in snap.nodes}, since, at)
     joined, why_not = _join(source, profile, gone, since, at)
-    findings += _unjoined(reported, {n.name: n.pool for n in nodes} | {k: p for k, (p, _) in joined.items()},
+    findings += _unjoined(reported, {n.name: n.pool for n in nodes} | {k: j[0] for k, j in joined.items()},
                           snap.source, profile.name, shown)
     recommendations = []
     for pool in profile.node_pools:
-        members = sorted([n.name for n in nodes if n.pool is pool] + [k for k, (p, _) in joined.items() if p is pool])
+        members = sorted([n.name for n in nodes if n.pool is pool] + [k for k, j in joined.items() if j[0] is pool])
+        spot = {n.name: joining.spot(n.labels) for n in nodes if n.pool is pool}
+        spot.update({k: joining.spot(j[2]) for k, j in joined.items() if j[0] is pool})
         devices = []
         for label in usage.NODE_LABELS:
             seen = [n for n in members if (label, n) in reported]
             if seen:
                 devices += source.pool_usage(label, seen, since, at, exported).devices
-        pool_usage = sizing.PoolUsage(profile, doc, pool, members, devices, since, shown)
+        pool_usage = sizing.PoolUsage(profile, doc, pool, members, devices, since, shown, spot)
         rec = sizing.recommend(pool_usage, min_hours, gone=sorted(
             node for node, models in gone.items() if node not in joined and (pool.gpu_id in models or None in models)))
         if rec.evidence.get("nodesGone"):
             first = rec.evidence["nodesGone"][0]
             rec.reason += f"; their pool is not known ({first}: {why_not.get(first, 'not in the window')})"
-        came_back = {k: how for k, (p, how) in sorted(joined.items()) if p is pool}
+        came_back = {k: j[1] for k, j in sorted(joined.items()) if j[0] is pool}
         if came_back:
             rec.evidence["nodesJoined"] = came_back
         recommendations.append(rec)
@@ -158,7 +160,7 @@ def _join(source, profile, gone: dict[str, set], since: str, at: float) -> tuple
             continue
         pool, how = pool_by_labels(profile, found.of(node))
         if pool is not None and (pool.gpu_id in models or None in models):
-            out[node] = (pool, f"{how} ({', '.join(sorted(found.told_by.get(node, ())))})")
+            out[node] = (pool, f"{how} ({', '.join(sorted(found.told_by.get(node, ())))})", found.of(node))
         elif pool is not None:
             why_not[node] = f"{how}, a pool of another GPU than its series name"
         else:

@@ -63,7 +63,8 @@ def text(recommendations, queries: int = 0) -> str:
             out.append(f"  proposed: {_sharing(rec.proposed['sharing'])}; limits {_limits(rec.proposed['limits'])}; "
                        f"{rec.proposed['gpus']} GPU(s) for today's pods")
             e = rec.evidence
-            price = "" if e.get("pricePerGpuHour") is None else f" at ${e['pricePerGpuHour']:.2f}/GPU-hour {e['capacity']}"
+            price = "" if e.get("pricePerGpuHour") is None else \
+                f" at ${e['pricePerGpuHour']:.2f}/GPU-hour {e['capacity']}, {e.get('basis', 'always on')}"
             out.append(f"  monthly: {money(rec.monthly_delta)}{price}")
         if rec.evidence:
             out.append(f"  evidence: {_rests_on(rec)}")

@@ -118,10 +118,6 @@ def _evidence(usage: PoolUsage, units: list[Device], total_mib: float) -> dict:
                      "activityP95": _round(d.figures.activity_p95, 3)} for d in units],
         "notes": [],
     }
-    if usage.pool.sharing.mode == "time-slicing":
-        out["notes"].append("pods sharing a time-sliced GPU: dcgm-exporter attributes figures per pod only with "
-                            "KUBERNETES_VIRTUAL_GPUS and the process ids it needs (4.5.3 and later); otherwise every "
-                            "pod carries the device's figures, so per-pod numbers here are upper bounds")
     return out
 
 
@@ -297,13 +293,15 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
                 if _known(d.figures.activity_p95) and d.figures.activity_p95 < IDLE
                 and (d.figures.mem_peak or 0) < IDLE * total_mib]
     rec.evidence["idleGpus"] = len(rec.idle)
-    if pool.dra or pool.sharing.mode in ("time-slicing", "mps") or len(pool.gpus) != 1:
+    if pool.dra or len(pool.gpus) != 1:
         rec.verdict = "keep"
-        rec.reason = ("DRA pools are not sized from metrics yet" if pool.dra else
-                      "several GPU models: sized per model by hand" if len(pool.gpus) != 1 else
-                      f"already {pool.sharing.mode}: dcgm-exporter gives every pod on a shared GPU the whole GPU's "
-                      "figures, so pods cannot be sized apart")
+        rec.reason = "DRA pools are not sized from metrics yet" if pool.dra else \
+            "several GPU models: sized per model by hand"
         return rec
+    if pool.sharing.mode in ("time-slicing", "mps"):
+        from gengpu import shared_sizing
+
+        return shared_sizing.recommend(rec, usage, units, gpus, total_mib, headroom)
     gpu_id = pool.gpu_id
     per_node = pool.gpus_per_node or 1
     per_gpu_now = planning.slices_per_gpu(pool) if on_mig else 1
@@ -337,13 +335,26 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
         rec.verdict = "keep"
         rec.reason = f"busy: {observed}; packing them frees no GPU"
         return rec
-    per_hour, capacity = _price(profile, pool, usage.spot)
+    propose(rec, usage, proposed_sharing, per_gpu_now, per_gpu, needed, gpus, headroom)
+    if choice and biggest:
+        rec.evidence["headroomLeft"] = round(mig.usable_gib(gpu_id, choice[0]) * 1024 / biggest - 1, 3)
+        rec.evidence["instanceGiB"] = mig.usable_gib(gpu_id, choice[0])
+    rec.reason = f"{observed}: {how} holds them on {needed} GPU(s)"
+    return rec
+
+
+def propose(rec: Recommendation, usage: PoolUsage, sharing: dict, per_gpu_now: int, per_gpu: int, needed: int,
+            gpus: int, headroom: float, edits: list | None = None) -> None:
+    """The proposal's sharing, limits and saving, with the saving's basis. edits: the changes to the pool's sharing
+    for --write (default: the whole sharing block)."""
+    pool = usage.pool
+    per_hour, capacity = _price(usage.profile, pool, usage.spot)
     run_share = _run_share(usage)
-    rec.verdict = proposed_sharing["mode"]
+    rec.verdict = sharing["mode"]
     limit_changes = _limits(pool, per_gpu_now, per_gpu, needed)
-    rec.proposed = {"sharing": proposed_sharing, "limits": {**pool.limits, **{k[1]: v for k, v in limit_changes}},
+    rec.proposed = {"sharing": sharing, "limits": {**pool.limits, **{k[1]: v for k, v in limit_changes}},
                     "gpus": needed}
-    rec.changes = [(("sharing",), proposed_sharing), *limit_changes]
+    rec.changes = [*(edits or [(("sharing",), sharing)]), *limit_changes]
     # an autoscaled pool pays for the hours its GPUs ran: the saving scales with that share of the month
     autoscaled = run_share is not None and run_share < ALWAYS_ON
     rec.monthly_delta = ((needed - gpus) * per_hour * planning.HOURS_PER_MONTH * (run_share if autoscaled else 1)
@@ -352,11 +363,6 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
                          "runShare": None if run_share is None else round(run_share, 3),
                          "basis": (f"autoscaled: the GPUs ran {run_share:.0%} of the {usage.hours:.1f} h" if autoscaled
                                    else "always on")})
-    if choice and biggest:
-        rec.evidence["headroomLeft"] = round(mig.usable_gib(gpu_id, choice[0]) * 1024 / biggest - 1, 3)
-        rec.evidence["instanceGiB"] = mig.usable_gib(gpu_id, choice[0])
-    rec.reason = f"{observed}: {how} holds them on {needed} GPU(s)"
-    return rec
 
 
 def figures_text(f: Figures) -> str:

@@ -594,6 +594,79 @@ def test_spot_nodes_are_priced_at_spot(run, tmp_path):
     assert rec["monthlyDelta"] == round((rec["proposed"]["gpus"] - 16) * e["pricePerGpuHour"] * 730, 2)
 
 
+T4_MIB = 15360  # what a T4 reports (used + free)
+
+
+def _t4_shared(tmp_path, pods: str) -> None:
+    """aks-t4-timeslicing at 2 replicas on four nodes, and a recording of its GPUs as dcgm-exporter 4.8.2 writes them
+    with KUBERNETES_VIRTUAL_GPUS: the GPU's own series (no pod labels) and one series per pod, whose FB_USED and
+    GPU_UTIL are the pod's own processes' (pods='own'), copies of the GPU's (pods='copies', before 4.8.2), or 0
+    (pods='zero': no hostPID or pod UID, so no process was matched)."""
+    text = (REPO_PROFILES / "aks-t4-timeslicing.yaml").read_text().replace("replicas: 10", "replicas: 2")
+    (tmp_path / "t4.yaml").write_text(text.replace("      verify: true\n", "      verify: true\n      limits: {nodes: 4}\n"))
+    nodes = [f"aks-t4-{n}" for n in range(4)]
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"gengpu.dev/pool": "t4-shared"}}}
+             for n in nodes]
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    gpus = []
+    for n in nodes:
+        gpus.append(dcgm_samples.Gpu(n, 0, "", "", (3072, 200), 10, "Tesla T4", T4_MIB))
+        for k in range(2):
+            own = {"own": ((1536, 100), 5), "copies": ((3072, 200), 10), "zero": ((0, 0), 0)}[pods]
+            gpus.append(dcgm_samples.Gpu(n, 0, "serving", f"embed-{n}-{k}", *own, "Tesla T4", T4_MIB))
+    recording = dcgm_samples.openmetrics(gpus, hours=26, step=600)
+    # FB_FREE is not a per-process figure: a pod's series repeats its GPU's (dcgm-exporter kubernetes.go Process)
+    lines = [line for line in recording.split("\n")
+             if not (line.startswith("DCGM_FI_DEV_FB_FREE{") and "exported_pod=" in line)]
+    if pods == "zero":  # no process matched: exactly 0, not the generator's few MiB of noise
+        lines = [f"{line.rsplit(' ', 2)[0]} 0 {line.rsplit(' ', 1)[1]}"
+                 if line.startswith("DCGM_FI_DEV_FB_USED{") and "exported_pod=" in line else line for line in lines]
+    driver = 'DCGM_FI_DRIVER_VERSION="580.95.05",'
+    copies = []
+    for g in gpus:
+        if g.pod:
+            copies += [line.replace(driver, f'{driver}exported_container="main",exported_namespace="{g.namespace}",'
+                                            f'exported_pod="{g.pod}",')
+                       for line in lines if line.startswith("DCGM_FI_DEV_FB_FREE{") and f'Hostname="{g.node}"' in line]
+    at = max(i for i, line in enumerate(lines) if line.startswith("DCGM_FI_DEV_FB_FREE{")) + 1
+    (tmp_path / "gpus.om").write_text("\n".join(lines[:at] + copies + lines[at:]), encoding="utf-8")
+
+
+def test_a_time_sliced_pool_is_sized_from_each_pods_own_figures(run, tmp_path):
+    """Two pods per T4 at about 1.6 GiB and 10% p95 of their own: 1.6 GiB + 20% fits seven times in 95% of 15 GiB
+    and 10% + 20% eight times, so 7 replicas hold the 8 pods on 2 GPUs; --write changes only the replicas and the
+    limit, and the profile still validates."""
+    _t4_shared(tmp_path, "own")
+    report = _json(run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    assert (rec["verdict"], rec["evidence"]["perPodFigures"]) == ("time-slicing", "per-process")
+    assert rec["proposed"] == {"sharing": {"mode": "time-slicing", "replicas": 7}, "limits": {"nodes": 2}, "gpus": 2}
+    assert rec["reason"].startswith("8 pod(s) on 4 GPU(s) whose own peaks reached 1.6 GiB of 15 GiB and ")
+    assert rec["reason"].endswith(": time-slicing, 7 pods per GPU holds them on 2 GPU(s)")
+    before = (tmp_path / "t4.yaml").read_text()
+    assert run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--write",
+               cwd=tmp_path).exit_code == 0
+    after = (tmp_path / "t4.yaml").read_text()
+    assert after == before.replace("replicas: 2", "replicas: 7").replace("limits: {nodes: 4}", "limits: {nodes: 2}")
+    assert run("validate", "t4.yaml", cwd=tmp_path).exit_code == 0
+
+
+def test_a_time_sliced_pool_without_per_pod_figures_is_kept_and_says_why(run, tmp_path):
+    """Per-pod series that repeat the GPU's figures (dcgm-exporter before 4.8.2) or read 0 (per-process attribution
+    without hostPID or the pods' UIDs) size nothing; the reason tells the two apart."""
+    _t4_shared(tmp_path, "copies")
+    (rec,) = _json(run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))["recommendations"]
+    assert (rec["verdict"], rec["proposed"], rec["evidence"]["perPodFigures"]) == ("keep", None, "copies")
+    assert rec["reason"].startswith("already time-slicing: every pod's series carries its whole GPU's figures")
+    _t4_shared(tmp_path, "zero")
+    (rec,) = _json(run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))["recommendations"]
+    assert (rec["verdict"], rec["proposed"], rec["evidence"]["perPodFigures"]) == ("keep", None, "zero")
+    assert "needs hostPID and the pods' UIDs" in rec["reason"]
+
+
 def test_a_device_without_an_activity_figure_is_sized_as_busy(run, a100, recording):
     """The inference pool's GPUs at 4.5 GiB, with no DCGM_FI_PROF_GR_ENGINE_ACTIVE and no GPU_UTIL series (profiling
     off, a custom counters file): unknown activity is not 0%, so no MIG slice is proposed on memory alone."""

@@ -91,6 +91,13 @@ def helm_values(profile: Profile) -> dict:
             # series name one of its pods (dcgm-exporter kubernetes.go). The ClusterPolicy has no field for it;
             # spec.dcgmExporter.env is applied last.
             values["dcgmExporter"]["env"] = [{"name": "KUBERNETES_VIRTUAL_GPUS", "value": "true"}]
+            exporter_keys = chart.children.get(("dcgmExporter",), set()) if chart else set()
+            if _exporter_reads(profile, "perProcess") and {"hostPID", "enablePodUID"} <= exporter_keys:
+                # each sharing pod's own memory and utilisation (what rightsize sizes shared pools from): the exporter
+                # maps NVML's per-process data to pods through each process's cgroup, so it must see the host's PIDs
+                # and know the pods' UIDs (enablePodUID mounts the API token and grants the pod list); without
+                # them every sharing pod's series reads 0
+                values["dcgmExporter"].update({"hostPID": True, "enablePodUID": True})
     return values
 
 

@@ -8,7 +8,8 @@ import json
 from gengpu.planning import ESTIMATE
 from gengpu.reporting.safe import shown
 
-VERDICT = {"mig": "use MIG", "time-slicing": "time-slice", "keep": "keep", "none": "no recommendation"}
+VERDICT = {"mig": "use MIG", "time-slicing": "time-slice", "mps": "share with MPS", "keep": "keep",
+           "none": "no recommendation"}
 
 
 def money(value: float | None) -> str:

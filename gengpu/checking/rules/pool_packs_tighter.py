@@ -2,7 +2,7 @@ from gengpu.checking.rules.base import USAGE_POOL, Hit, Rule
 
 
 def check(rec, ctx):
-    if rec.verdict not in ("mig", "time-slicing"):
+    if rec.verdict not in ("mig", "time-slicing", "mps"):
         return
     saving = "" if rec.monthly_delta is None else f", {_money(rec.monthly_delta)}/month"
     yield Hit(("spec", "nodePools", rec.usage.pool.index),

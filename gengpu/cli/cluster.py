@@ -120,11 +120,17 @@ def rightsize(profiles, prometheus, metrics_file, snapshot_file, context, since,
     \b
     Reads dcgm-exporter's series over the window (memory in use, activity;
     per GPU and per pod), puts each GPU in its pool through its node (the
-    snapshot's or the live cluster's pool labels) and, per pool of whole
-    GPUs: MIG instances (MIG-capable GPUs) or time-slicing replicas that hold
-    every pod's peak memory plus 20% and its p95 activity, priced with
-    `gengpu plan`'s tables; busy pools are kept. Never below an observed peak,
-    never on less data than --min-hours. With --write the profile is changed
+    snapshot's or the live cluster's pool labels; for nodes that left,
+    kube-state-metrics' node labels, Karpenter's node metrics or labels on
+    the exporter's series) and, per pool of whole GPUs: MIG instances
+    (MIG-capable GPUs) or time-slicing replicas that hold every pod's peak
+    memory plus 20% and its p95 activity; per pool that shares GPUs: the
+    replicas its pods' own figures allow (dcgm-exporter 4.8.2+ per-process
+    data). Priced with `gengpu plan`'s tables, as always on or by the share of
+    the window the GPUs ran, spot where node labels say so; busy pools are
+    kept. Never below an observed peak, never on less data than --min-hours,
+    never while a node that left cannot be placed in its pool, never MIG or
+    slices for a pod that holds several GPUs. With --write the profile is changed
     (then `gengpu build` and open the pull request; `gengpu diff` shows the
     spend). Read-only towards Prometheus and the cluster.
 

@@ -484,3 +484,35 @@ def test_the_nearest_regions_are_the_own_geography_then_its_neighbours_then_the_
     offered = ["us-east-1", "me-south-1", "eu-west-1", "ap-south-1", "il-central-1", "eu-central-1"]
     assert nearest("eks", "eu-north-1", offered) == ["eu-central-1", "eu-west-1", "il-central-1", "me-south-1"]
     assert nearest("eks", "eu-north-1", offered, limit=6)[4:] == ["ap-south-1", "us-east-1"]
+
+
+@pytest.mark.parametrize("karpenter, kubernetes, sharing, said", [
+    # Karpenter v1.15 with settings.enableDRA on Kubernetes 1.34: whole GPUs through DRA are provisioned
+    ("    karpenter: {version: v1.15.2, dra: true}\n", "1.34", None, None),
+    # ... but DRA time-slicing needs Kubernetes 1.36 (karpenter.sh docs)
+    ("    karpenter: {version: v1.15.2, dra: true}\n", "1.34", "time-slicing",
+     "Karpenter's DRA time-slicing needs Kubernetes 1.36 or later, the profile has 1.34"),
+    ("    karpenter: {version: v1.15.2, dra: true}\n", "1.36", "time-slicing", None),
+    ("    karpenter: {version: v1.14.1, dra: true}\n", "1.34", None,
+     "Karpenter v1.14.1 does not provision for pods with ResourceClaims (the AWS provider does from v1.15.0, behind "
+     "settings.enableDRA)"),
+    ("    karpenter: {dra: true}\n", "1.34", None, "spec.eks.karpenter says DRA is on but not the version: Karpenter "
+     "provisions for DRA pools from v1.15.0; give spec.eks.karpenter.version"),
+    # DRA not turned on: the table's reason
+    ("    karpenter: {version: v1.15.2}\n", "1.34", None, "Karpenter skips pods with ResourceClaims unless DRA is turned on"),
+])
+def test_karpenter_provisions_for_dra_pools_from_v1_15_with_dra_on(run, tmp_path, karpenter, kubernetes, sharing,
+                                                                      said):
+    case = examples("dra-provisioner-unsupported")["fails"].files["case.yaml"]
+    case = case.replace('kubernetesVersion: "1.34"', f'kubernetesVersion: "{kubernetes}"')
+    case = case.replace("  nodePools:\n", "  eks:\n" + karpenter + "  nodePools:\n", 1)
+    if sharing is None:
+        whole = case.replace("      sharing:\n        mode: time-slicing\n        replicas: 4\n"
+                             "        failRequestsGreaterThanOne: true\n", "")
+        assert whole != case
+        case = whole
+    found = messages(run, tmp_path, case).get("dra-provisioner-unsupported")
+    if said is None:
+        assert found is None
+    else:
+        assert found[0].startswith("nodePools[0] uses DRA with provisioner karpenter: " + said)

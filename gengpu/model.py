@@ -38,6 +38,7 @@ class Sharing:
     rename_by_default: bool = False
     fail_requests_greater_than_one: bool | None = None
     mig: Mig | None = None
+    allocation_policy: str | None = None  # the device plugin's sharedDevicesAllocationPolicy (v0.20.0+)
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,7 @@ def _sharing(data: dict | None) -> Sharing:
         rename_by_default=data.get("renameByDefault", False),
         fail_requests_greater_than_one=data.get("failRequestsGreaterThanOne"),
         mig=Mig(mig["strategy"], mig.get("layout"), mig.get("preset")) if mig else None,
+        allocation_policy=data.get("allocationPolicy"),
     )
 
 

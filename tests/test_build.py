@@ -193,3 +193,23 @@ def test_pyyamls_own_emitter_writes_the_same_text_as_libyaml():
                              allow_unicode=True, explicit_start=len(data) > 1)
         assert ours == pure, path
     assert len(files) > 50
+
+
+def test_an_allocation_policy_reaches_the_pools_device_plugin_config(run, tmp_path):
+    """sharing.allocationPolicy is the device plugin's flags.plugin.sharedDevicesAllocationPolicy (v0.20.0
+    api/config/v1 flags.go) in the pool's key of the sharing ConfigMap, and nowhere else."""
+    import yaml as _yaml
+
+    (tmp_path / "profiles").mkdir()
+    text = (REPO / "profiles" / "aks-t4-timeslicing.yaml").read_text()
+    (tmp_path / "profiles" / "t4.yaml").write_text(
+        text.replace("        failRequestsGreaterThanOne: false\n",
+                     "        failRequestsGreaterThanOne: false\n        allocationPolicy: packed\n"))
+    assert run("build", "-q", cwd=tmp_path).exit_code == 0
+    docs = list(_yaml.safe_load_all((tmp_path / "overlays" / "aks-t4-timeslicing" / "device-plugin-config.yaml")
+                                    .read_text()))
+    configs = {k: _yaml.safe_load(v) for k, v in docs[0]["data"].items()}
+    assert configs["t4-shared"]["flags"] == {"migStrategy": "none",
+                                             "plugin": {"sharedDevicesAllocationPolicy": "packed"}}
+    assert configs["default"]["flags"] == {"migStrategy": "none"}
+    assert run("validate", "-q", cwd=tmp_path).exit_code == 0

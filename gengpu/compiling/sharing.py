@@ -21,6 +21,10 @@ def mig_pools(profile: Profile) -> list[NodePool]:
 def device_plugin_config(profile: Profile, pool: NodePool | None) -> dict:
     """One config file; pool None gives the safe default: no sharing."""
     config = {"version": "v1", "flags": {"migStrategy": mig_strategy(profile)}}
+    if pool is not None and pool.sharing.allocation_policy:
+        # which replicas or MIG devices a pod gets: packed fills GPUs already in use (k8s-device-plugin v0.20.0
+        # api/config/v1 flags.go PluginCommandLineFlags.SharedDevicesAllocationPolicy)
+        config["flags"]["plugin"] = {"sharedDevicesAllocationPolicy": pool.sharing.allocation_policy}
     if pool is None or pool.sharing.mode not in ("time-slicing", "mps"):
         return config
     s = pool.sharing

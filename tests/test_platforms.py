@@ -381,6 +381,42 @@ def test_gke_managed_pool_with_gkes_own_mig_partitions(repo, run):
         in lines
 
 
+def _gke_compute_class(repo, run, sharing: dict, name: str, operator: bool = False) -> dict:
+    """gke-a100-spot's auto-provisioned pool (a ComputeClass) with the given sharing, GKE's device plugin unless
+    operator."""
+    profile = yaml.safe_load((repo / "profiles" / "gke-a100-spot.yaml").read_text())
+    profile["metadata"]["name"] = name
+    pool = profile["spec"]["nodePools"][0]
+    assert pool["provisioner"] == "node-auto-provisioning"
+    pool["sharing"] = sharing
+    if not operator:
+        profile["spec"]["operator"] = {"enabled": False}
+        profile["spec"]["monitoring"] = {"mode": "gke-managed"}
+    (repo / "profiles" / f"{name}.yaml").write_text(yaml.safe_dump(profile))
+    result = run("build", f"profiles/{name}.yaml")
+    assert result.exit_code == 0, result.output
+    assert run("validate", f"overlays/{name}").exit_code == 0
+    cc, = by_kind(repo / "overlays" / name / f"computeclass-{pool['name']}.yaml", "ComputeClass")
+    return cc
+
+
+def test_gke_compute_class_carries_gkes_own_gpu_sharing(repo, run):
+    """An auto-provisioned pool on GKE's device plugin shares its GPUs through the ComputeClass's gpu.gpuSharing
+    (the CRD as GKE served it on 2026-08-02: sharingStrategy, maxSharedClientsPerGPU, gpuPartitionSize); under the
+    operator the ComputeClass asks for none (the operator's device plugin shares)."""
+    cc = _gke_compute_class(repo, run, {"mode": "time-slicing", "replicas": 4}, "gke-cc-ts")
+    assert {p["gpu"]["gpuSharing"]["sharingStrategy"] for p in cc["spec"]["priorities"]} == {"TIME_SHARING"}
+    assert {p["gpu"]["gpuSharing"]["maxSharedClientsPerGPU"] for p in cc["spec"]["priorities"]} == {4}
+    cc = _gke_compute_class(repo, run, {"mode": "mps", "replicas": 2}, "gke-cc-mps")
+    assert [p["gpu"]["gpuSharing"] for p in cc["spec"]["priorities"]][0] == {"sharingStrategy": "MPS",
+                                                                              "maxSharedClientsPerGPU": 2}
+    cc = _gke_compute_class(repo, run, {"mode": "mig", "mig": {"strategy": "single", "preset": "all-1g.5gb"}},
+                            "gke-cc-mig")
+    assert [p["gpu"]["gpuSharing"] for p in cc["spec"]["priorities"]][0] == {"gpuPartitionSize": "1g.5gb"}
+    cc = _gke_compute_class(repo, run, {"mode": "time-slicing", "replicas": 4}, "gke-cc-op", operator=True)
+    assert not any("gpuSharing" in p.get("gpu", {}) for p in cc["spec"]["priorities"])
+
+
 def test_gke_managed_pool_under_the_operator(repo, run):
     lines = _gke_managed(repo, run, True, {"mode": "none"}, "gke-operator")
     assert "  --accelerator type=nvidia-tesla-a100,count=1,gpu-driver-version=disabled \\" in lines

@@ -281,6 +281,22 @@ def gke_nodepool_script(profile: Profile, pool: NodePool) -> str:
                    ["gcloud", "container", "node-pools", "create", pool.name], gke_nodepool_argv(profile, pool))
 
 
+def _gke_gpu_sharing(profile: Profile, pool: NodePool) -> dict:
+    """GKE's own GPU sharing on the nodes a ComputeClass creates (its device plugin: no operator, no DRA), as the
+    class's gpu.gpuSharing (sharingStrategy TIME_SHARING or MPS with maxSharedClientsPerGPU, or a MIG
+    gpuPartitionSize), the ComputeClass CRD as GKE served it on 2026-08-02 (schemas/documented)."""
+    if profile.operator.enabled or pool.dra:
+        return {}  # the operator's device plugin or NVIDIA's DRA driver shares the GPUs
+    s = pool.sharing
+    if s.mode in ("time-slicing", "mps") and s.replicas:
+        return {"sharingStrategy": "TIME_SHARING" if s.mode == "time-slicing" else "MPS",
+                "maxSharedClientsPerGPU": s.replicas}
+    layout = mig_layout(pool) if s.mode == "mig" else {}
+    if len(layout) == 1:
+        return {"gpuPartitionSize": next(iter(layout))}
+    return {}
+
+
 def gke_compute_class(profile: Profile, pool: NodePool) -> dict:
     priorities = []
     for machine in pool.instance_types:
@@ -291,6 +307,9 @@ def gke_compute_class(profile: Profile, pool: NodePool) -> dict:
             entry = {"machineType": machine, "spot": capacity == "spot"}
             if accelerator:
                 entry["gpu"] = {"type": accelerator, "count": count, "driverVersion": "default"}
+                sharing = _gke_gpu_sharing(profile, pool)
+                if sharing:
+                    entry["gpu"]["gpuSharing"] = sharing
             priorities.append(entry)
     config = {"nodeLabels": nodes.node_labels(profile, pool)}
     if pool.taints:

@@ -573,6 +573,42 @@ def test_every_generated_dra_value_is_a_key_of_the_pinned_dra_chart():
     assert checked >= 20
 
 
+def test_the_dra_driver_from_its_new_home(repo, run):
+    """draDriver.version 0.5.0: chart dra-driver-nvidia-gpu (kubernetes-sigs/dra-driver-nvidia-gpu, on NGC under the
+    new name) in the Application, the ApplicationSet's cluster parameters and the Flux HelmRelease; every value gengpu
+    writes is a key of that chart's values.yaml (v0.5.0, the Go module proxy's zip), with nameOverride keeping the old
+    chart's names as the documented upgrade does; the MPS defect of 25.12.0 on GKE (fixed in 0.4.0) is not
+    reported; a hand-written HelmRelease of the new chart without the override is caught."""
+    from gengpu.compiling import dra
+    from gengpu.model import build_profile
+
+    text = (REPO / "profiles" / "gke-dra.yaml").read_text().replace("    version: 25.12.0\n", "    version: 0.5.0\n")
+    text = text.replace("mode: time-slicing\n        replicas: 2", "mode: mps\n        replicas: 2")
+    (repo / "profiles" / "gke-dra.yaml").write_text(text)
+    profile = build_profile(yaml.safe_load(text), "gke-dra.yaml")
+    chart, = charts.versions("dra-driver-nvidia-gpu")
+    assert (chart.version, dra.chart_name(profile)) == ("v0.5.0", "dra-driver-nvidia-gpu")
+    values = dra.helm_values(profile)
+    assert values["nameOverride"] == "nvidia-dra-driver-gpu"
+    assert keys_of_chart(chart, values, "gke-dra") >= 10
+    assert run("build", "profiles/gke-dra.yaml").exit_code == 0
+    app = yaml.safe_load((repo / "argocd" / "applications" / "gke-dra.yaml").read_text())
+    dra_source, = [s for s in app["spec"]["sources"] if s.get("chart", "").startswith(("dra-", "nvidia-dra"))]
+    assert (dra_source["repoURL"], dra_source["chart"], dra_source["targetRevision"]) == (
+        "https://helm.ngc.nvidia.com/nvidia", "dra-driver-nvidia-gpu", "0.5.0")
+    cluster = yaml.safe_load((repo / "overlays" / "gke-dra" / "gengpu-cluster.yaml").read_text())["cluster"]
+    assert (cluster["draDriverChart"], cluster["draDriverVersion"]) == ("dra-driver-nvidia-gpu", "0.5.0")
+    result = run("validate", "profiles/gke-dra.yaml", "overlays/gke-dra", "--output", "json")
+    assert "dra-mps-driver-root-without-shell" not in {f["rule"] for f in json.loads(result.output)["findings"]}
+    release = {"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease", "metadata": {"name": "dra"},
+               "spec": {"interval": "1h", "chart": {"spec": {"chart": "dra-driver-nvidia-gpu", "version": "0.5.0",
+                                                             "sourceRef": {"kind": "HelmRepository", "name": "nvidia"}}},
+                        "values": {"resources": {"gpus": {"enabled": True}}}}}
+    (repo / "release.yaml").write_text(yaml.safe_dump(release))
+    found = json.loads(run("validate", "release.yaml", "--output", "json").output)["findings"]
+    assert [f["rule"] for f in found] == ["dra-chart-gpus-without-override"]
+
+
 def test_a_dra_pool_without_the_operator_still_gets_the_drivers_namespace(repo, run):
     """The DRA driver syncs into the operator's namespace: without the operator gengpu still writes it (privileged,
     for the kubelet plugin), the Application carries the DRA chart and the values reference, and the driver root

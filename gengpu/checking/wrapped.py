@@ -18,6 +18,7 @@ _VALUES_CONFIGS = {
     "gpu-operator": (("devicePlugin", "config", "data"), "device-plugin", ("migManager", "config", "data"), "mig-parted"),
     "nvidia-device-plugin": (("config", "map"), "device-plugin"),
     "nvidia-dra-driver-gpu": (),  # claims carry their configs, not the values
+    "dra-driver-nvidia-gpu": (),  # the same driver's chart at its new home (kubernetes-sigs, 0.x)
     "dcgm-exporter": (),  # no vendored values: recognised, keys not checked
     "vllm-stack": (),  # vLLM production-stack (helm/ in vllm-project/production-stack): engine rules read it
 }

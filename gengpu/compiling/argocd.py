@@ -58,7 +58,7 @@ def _dra_source(profile: Profile) -> dict:
     chart = dra.driver_settings()
     return {
         "repoURL": chart["repoURL"],
-        "chart": chart["chart"],
+        "chart": dra.chart_name(profile),
         "targetRevision": dra.chart_version(profile),
         "helm": {"releaseName": dra.RELEASE, "valueFiles": [f"$values/{profile.overlay_path}/{dra.VALUES_FILE}"]},
     }
@@ -116,6 +116,7 @@ def cluster_params(profile: Profile) -> dict:
         "project": argo.project,
         "operatorVersion": profile.operator.version if profile.operator.enabled else "",
         "draDriverVersion": dra.chart_version(profile) if profile.dra_pools else "",
+        **({"draDriverChart": dra.chart_name(profile)} if profile.dra_pools else {}),
         "driverInstallerPath": (driver_installer(profile) or {}).get("path", ""),
         "driverInstallerRevision": (driver_installer(profile) or {}).get("targetRevision", ""),
     }}
@@ -144,7 +145,7 @@ spec:
     {{- end }}
     {{- if .cluster.draDriverVersion }}
     - repoURL: %(dra_repo)s
-      chart: %(dra_chart)s
+      chart: '{{ .cluster.draDriverChart }}'
       targetRevision: '{{ .cluster.draDriverVersion }}'
       helm:
         releaseName: %(dra_release)s
@@ -200,7 +201,7 @@ def applicationset(profile: Profile) -> dict:
                                        "repo": argo.repo_url, "revision": argo.revision,
                                        "installer": catalog.software()["gkeDriverInstaller"]["repoURL"],
                                        "dra_repo": dra.driver_settings()["repoURL"],
-                                       "dra_chart": dra.driver_settings()["chart"], "dra_release": dra.RELEASE,
+                                       "dra_release": dra.RELEASE,
                                        "dra_values": dra.VALUES_FILE},
         },
     }

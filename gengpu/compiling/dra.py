@@ -49,6 +49,16 @@ def chart_version(profile: Profile) -> str:
     return profile.dra_driver_version or driver_settings()["default"]
 
 
+def chart_name(profile: Profile) -> str:
+    """nvidia-dra-driver-gpu up to 25.12.0, dra-driver-nvidia-gpu from the driver's new home (0.x)."""
+    return driver_settings()["charts"][chart_version(profile)]["chart"]
+
+
+def new_home(profile: Profile) -> bool:
+    """Whether the profile installs a chart of the driver's new home (semver 0.x, after 25.12.0)."""
+    return chart_version(profile).split(".")[0] == "0"
+
+
 def slices(pool: NodePool) -> list[Slice]:
     if pool.sharing.mode == "mig":
         return [Slice(f"{pool.name}-{p}", "mig.nvidia.com", p) for p in mig_layout(pool)]
@@ -121,6 +131,7 @@ def helm_values(profile: Profile) -> dict:
     """Values for the nvidia-dra-driver-gpu chart: GPU allocation on, only on the DRA pools' nodes."""
     tolerations = nodes.unique_tolerations(t for pool in profile.dra_pools for t in nodes.tolerations(profile, pool))
     return {
+        **(driver_settings()["charts"][chart_version(profile)].get("values") or {}),
         "nvidiaDriverRoot": driver_root(profile),
         # The chart refuses GPU allocation next to the device plugin unless told the plugin is off on those
         # nodes; gengpu labels DRA nodes so the GPU Operator does not deploy its device plugin there.

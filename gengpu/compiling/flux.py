@@ -150,7 +150,7 @@ def releases(profile: Profile) -> dict[str, dict]:
         out["gpu-operator.yaml"] = _release(profile, "gpu-operator", chart["name"], profile.operator.version,
                                             operator_app.helm_values(profile), [])
     if profile.dra_pools:
-        out["dra-driver.yaml"] = _release(profile, dra.RELEASE, dra.driver_settings()["chart"],
+        out["dra-driver.yaml"] = _release(profile, dra.RELEASE, dra.chart_name(profile),
                                           dra.chart_version(profile), dra.helm_values(profile),
                                           ["gpu-operator"] if profile.operator.enabled else [])
     return out

@@ -1,11 +1,11 @@
 from gengpu.checking.rules.base import HELM_VALUES, Hit, Rule
 from gengpu.checking.podspecs import dig
 
-CHART = "nvidia-dra-driver-gpu"
+CHARTS = ("nvidia-dra-driver-gpu", "dra-driver-nvidia-gpu")  # up to 25.12.0, and at its new home (same guard)
 
 
 def check(subject, ctx=None):
-    if subject.chart != CHART:
+    if subject.chart not in CHARTS:
         return
     gpus = dig(subject.data, "resources", "gpus", "enabled")
     if gpus is False or subject.data.get("gpuResourcesEnabledOverride") is True:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from gengpu import sizing
 from gengpu.metrics.usage import Device, Figures
 
 PER_PROCESS = "per-process"
@@ -47,8 +48,6 @@ def pods_of(units: list[Device]) -> tuple[list[Device], str]:
 def recommend(rec, usage, units: list[Device], gpus: int, total_mib: float, headroom: float):
     """Replicas per GPU that hold every pod's own peak memory and p95 utilisation plus headroom: more than today's
     frees GPUs (proposed with limits that admit as many pods), fewer means today's replicas over-commit memory."""
-    from gengpu import sizing
-
     pool = usage.pool
     mode, now = pool.sharing.mode, pool.sharing.replicas or 1
     pods, what = pods_of(units)

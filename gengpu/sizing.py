@@ -236,9 +236,9 @@ def _multi_gpu_pods(devices: list[Device]) -> dict[str, int]:
 
 
 def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
-              gone: list[str] | None = None) -> Recommendation:
+              gone: dict[str, str] | None = None) -> Recommendation:
     """gone: nodes of the window's series that the cluster no longer has and that may have been this pool's (its
-    GPU model): while they cannot be placed, nothing is proposed."""
+    GPU model), each with why its pool is not known: while they cannot be placed, nothing is proposed."""
     profile, pool = usage.profile, usage.pool
     current = {"sharing": _sharing(pool), "limits": dict(pool.limits)}
     rec = Recommendation(profile.name, pool.name, "none", "", current, usage=usage)
@@ -262,10 +262,11 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
         rec.reason = f"too little data: {usage.hours:.1f} h of samples, at least {min_hours:g} h are needed"
         return rec
     if gone:
-        rec.evidence["nodesGone"] = list(gone)
-        rec.reason = (f"{len(gone)} node(s) with this pool's GPU reported in the window but are not in the cluster "
-                      f"now ({', '.join(gone[:3])}{', ...' if len(gone) > 3 else ''}): autoscaled away, their jobs "
-                      "may need more than the survivors show")
+        names = sorted(gone)
+        rec.evidence["nodesGone"] = names
+        rec.reason = (f"{len(names)} node(s) with this pool's GPU reported in the window but are not in the cluster "
+                      f"now ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''}): autoscaled away, their jobs "
+                      f"may need more than the survivors show; their pool is not known ({names[0]}: {gone[names[0]]})")
         return rec
     unusable = sorted({f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in units
                        if not memory_ok(d.figures.mem_peak, total_mib)})

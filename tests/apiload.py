@@ -33,12 +33,12 @@ _REAL_LABELS = {
     "nvidia.com/cuda.runtime.major": "13", "nvidia.com/cuda.runtime.minor": "0", "nvidia.com/gfd.timestamp": "1764000000",
     "nvidia.com/gpu.compute.major": "9", "nvidia.com/gpu.compute.minor": "0", "nvidia.com/gpu.family": "hopper",
     "nvidia.com/gpu.machine": "p5.48xlarge", "nvidia.com/gpu.memory": "81559", "nvidia.com/gpu.mode": "compute",
-    "nvidia.com/gpu-driver-upgrade-state": "upgrade-done", "nvidia.com/gpu.deploy.container-toolkit": "true",
-    "nvidia.com/gpu.deploy.dcgm": "true", "nvidia.com/gpu.deploy.dcgm-exporter": "true",
-    "nvidia.com/gpu.deploy.device-plugin": "true", "nvidia.com/gpu.deploy.driver": "true",
-    "nvidia.com/gpu.deploy.gpu-feature-discovery": "true", "nvidia.com/gpu.deploy.node-status-exporter": "true",
-    "nvidia.com/gpu.deploy.operator-validator": "true", "nvidia.com/mig.capable": "true",
+    "nvidia.com/gpu-driver-upgrade-state": "upgrade-done", "nvidia.com/mig.capable": "true",
     "nvidia.com/mps.capable": "false", "nvidia.com/vgpu.present": "false",
+    # the GPU Operator's component labels
+    **{f"nvidia.com/gpu.deploy.{c}": "true" for c in ("container-toolkit", "dcgm", "dcgm-exporter", "device-plugin",
+                                                      "driver", "gpu-feature-discovery", "node-status-exporter",
+                                                      "operator-validator")},
 }
 _ANNOTATIONS = {
     "alpha.kubernetes.io/provided-node-ip": "10.0.12.34", "karpenter.k8s.aws/ec2nodeclass-hash": "1234567890123456789",

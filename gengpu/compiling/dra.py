@@ -54,11 +54,6 @@ def chart_name(profile: Profile) -> str:
     return driver_settings()["charts"][chart_version(profile)]["chart"]
 
 
-def new_home(profile: Profile) -> bool:
-    """Whether the profile installs a chart of the driver's new home (semver 0.x, after 25.12.0)."""
-    return chart_version(profile).split(".")[0] == "0"
-
-
 def slices(pool: NodePool) -> list[Slice]:
     if pool.sharing.mode == "mig":
         return [Slice(f"{pool.name}-{p}", "mig.nvidia.com", p) for p in mig_layout(pool)]

@@ -240,14 +240,12 @@ def gke_accelerator_flag(profile: Profile, pool: NodePool, machine: str) -> str:
         parts.append("gpu-driver-version=disabled")
         return ",".join(parts)
     parts.append("gpu-driver-version=default")
-    s = pool.sharing
-    if s.mode in ("time-slicing", "mps"):
-        parts += [f"gpu-sharing-strategy={'time-sharing' if s.mode == 'time-slicing' else 'mps'}",
-                  f"max-shared-clients-per-gpu={s.replicas}"]
-    elif s.mode == "mig":
-        layout = mig_layout(pool)
-        if len(layout) == 1:
-            parts.append(f"gpu-partition-size={next(iter(layout))}")
+    sharing = gke_gpu_sharing(profile, pool)  # gcloud spells the API's TIME_SHARING time-sharing
+    if "sharingStrategy" in sharing:
+        parts += [f"gpu-sharing-strategy={sharing['sharingStrategy'].lower().replace('_', '-')}",
+                  f"max-shared-clients-per-gpu={sharing['maxSharedClientsPerGPU']}"]
+    if "gpuPartitionSize" in sharing:
+        parts.append(f"gpu-partition-size={sharing['gpuPartitionSize']}")
     return ",".join(parts)
 
 
@@ -281,10 +279,11 @@ def gke_nodepool_script(profile: Profile, pool: NodePool) -> str:
                    ["gcloud", "container", "node-pools", "create", pool.name], gke_nodepool_argv(profile, pool))
 
 
-def _gke_gpu_sharing(profile: Profile, pool: NodePool) -> dict:
-    """GKE's own GPU sharing on the nodes a ComputeClass creates (its device plugin: no operator, no DRA), as the
-    class's gpu.gpuSharing (sharingStrategy TIME_SHARING or MPS with maxSharedClientsPerGPU, or a MIG
-    gpuPartitionSize), the ComputeClass CRD as GKE served it on 2026-08-02 (schemas/documented)."""
+def gke_gpu_sharing(profile: Profile, pool: NodePool) -> dict:
+    """GKE's own GPU sharing on a pool's nodes (its device plugin: no operator, no DRA) in the API's terms: a
+    ComputeClass's gpu.gpuSharing as GKE served the CRD on 2026-08-02 (schemas/documented), sharingStrategy
+    TIME_SHARING or MPS with maxSharedClientsPerGPU, or a MIG gpuPartitionSize; gcloud's --accelerator flags say
+    the same."""
     if profile.operator.enabled or pool.dra:
         return {}  # the operator's device plugin or NVIDIA's DRA driver shares the GPUs
     s = pool.sharing
@@ -307,7 +306,7 @@ def gke_compute_class(profile: Profile, pool: NodePool) -> dict:
             entry = {"machineType": machine, "spot": capacity == "spot"}
             if accelerator:
                 entry["gpu"] = {"type": accelerator, "count": count, "driverVersion": "default"}
-                sharing = _gke_gpu_sharing(profile, pool)
+                sharing = gke_gpu_sharing(profile, pool)
                 if sharing:
                     entry["gpu"]["gpuSharing"] = sharing
             priorities.append(entry)

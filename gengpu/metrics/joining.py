@@ -84,8 +84,9 @@ class NodeLabels:
         """The node's labels where each has one value over the window."""
         return {k: next(iter(v)) for k, v in self.by_node.get(node, {}).items() if len(v) == 1}
 
-    def changed(self, node: str) -> list[str]:
-        return sorted(f"{k}={'|'.join(sorted(v))}" for k, v in self.by_node.get(node, {}).items() if len(v) > 1)
+    def changed(self, node: str) -> dict[str, list[str]]:
+        """The node's labels that had more than one value over the window, with their values."""
+        return {k: sorted(v) for k, v in self.by_node.get(node, {}).items() if len(v) > 1}
 
 
 def spot(labels: dict[str, str]) -> bool | None:

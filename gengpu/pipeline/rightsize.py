@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gengpu import filewrites
 from gengpu.findings import Finding, UsageError, display, sort_findings
@@ -17,7 +17,7 @@ from gengpu.pipeline.profiles import DEFAULT_OVERLAYS, Source, load_profiles, pr
 from gengpu.pipeline.state import cluster_profile, load_snapshot
 
 if TYPE_CHECKING:
-    from gengpu.model import Profile
+    from gengpu.model import NodePool, Profile
 
 
 @dataclass
@@ -69,27 +69,25 @@ def rightsize(paths: list[str], snapshot: str | None, context: str | None, prome
     exported = source.exported(since, at) if reported else False
     gone = _gone(source, reported, {n.name for n in nodes} | {i.name for i in snap.nodes}, since, at)
     joined, why_not = _join(source, profile, gone, since, at)
-    findings += _unjoined(reported, {n.name: n.pool for n in nodes} | {k: j[0] for k, j in joined.items()},
+    findings += _unjoined(reported, {n.name: n.pool for n in nodes} | {k: j.pool for k, j in joined.items()},
                           snap.source, profile.name, shown)
     recommendations = []
     for pool in profile.node_pools:
-        members = sorted([n.name for n in nodes if n.pool is pool] + [k for k, j in joined.items() if j[0] is pool])
+        came_back = {node: j for node, j in sorted(joined.items()) if j.pool is pool}
+        members = sorted([n.name for n in nodes if n.pool is pool] + list(came_back))
         spot = {n.name: joining.spot(n.labels) for n in nodes if n.pool is pool}
-        spot.update({k: joining.spot(j[2]) for k, j in joined.items() if j[0] is pool})
+        spot.update({node: joining.spot(j.labels) for node, j in came_back.items()})
         devices = []
         for label in usage.NODE_LABELS:
             seen = [n for n in members if (label, n) in reported]
             if seen:
                 devices += source.pool_usage(label, seen, since, at, exported).devices
         pool_usage = sizing.PoolUsage(profile, doc, pool, members, devices, since, shown, spot)
-        rec = sizing.recommend(pool_usage, min_hours, gone=sorted(
-            node for node, models in gone.items() if node not in joined and (pool.gpu_id in models or None in models)))
-        if rec.evidence.get("nodesGone"):
-            first = rec.evidence["nodesGone"][0]
-            rec.reason += f"; their pool is not known ({first}: {why_not.get(first, 'not in the window')})"
-        came_back = {k: j[1] for k, j in sorted(joined.items()) if j[0] is pool}
+        rec = sizing.recommend(pool_usage, min_hours, gone={
+            node: why_not[node] for node, models in gone.items()
+            if node not in joined and (pool.gpu_id in models or None in models)})
         if came_back:
-            rec.evidence["nodesJoined"] = came_back
+            rec.evidence["nodesJoined"] = {node: j.how for node, j in came_back.items()}
         recommendations.append(rec)
     findings += usage_rules.check_pools(recommendations)
     return RightsizeResult(sort_findings(findings), recommendations, profile, shown,
@@ -141,26 +139,36 @@ def _gone(source, reported: dict, present: set[str], since: str, at: float) -> d
             for node in sorted(missing)}
 
 
-def _join(source, profile, gone: dict[str, set], since: str, at: float) -> tuple[dict[str, tuple], dict[str, str]]:
+class Joined(NamedTuple):
+    """A node that left the cluster, placed in its pool by the labels the window's series kept of it."""
+
+    pool: NodePool
+    how: str  # the label and the sources that say it
+    labels: dict[str, str]
+
+
+def _join(source, profile, gone: dict[str, set], since: str, at: float) -> tuple[dict[str, Joined], dict[str, str]]:
     """The nodes that left the cluster whose pool the window's series still say (kube-state-metrics' node labels,
-    Karpenter's node metrics, node labels on the exporter's series): (node -> (pool, how it is known), node -> why
-    not). A node whose pool label had two values in the window (a name reused) or names a pool of another GPU model
-    stays unjoined."""
+    Karpenter's node metrics, node labels on the exporter's series), and why each other one could not be placed. A
+    node whose pool label had two values in the window (a name reused) or names a pool of another GPU model stays
+    unjoined."""
     from gengpu.live.pools import pool_by_labels, pool_label_keys
 
     if not gone:
         return {}, {}
-    found = source.node_labels(sorted(gone), pool_label_keys(profile), since, at)
-    keys = set(pool_label_keys(profile))
+    keys = pool_label_keys(profile)
+    found = source.node_labels(sorted(gone), keys, since, at)
     out, why_not = {}, {}
     for node, models in sorted(gone.items()):
-        changed = [text for text in found.changed(node) if text.split("=", 1)[0] in keys]
+        changed = {k: v for k, v in found.changed(node).items() if k in keys}
         if changed:
-            why_not[node] = f"{changed[0]} in the window (two nodes had the name)"
+            key = min(changed)
+            why_not[node] = f"{key}={'|'.join(changed[key])} in the window (two nodes had the name)"
             continue
-        pool, how = pool_by_labels(profile, found.of(node))
+        labels = found.of(node)
+        pool, how = pool_by_labels(profile, labels)
         if pool is not None and (pool.gpu_id in models or None in models):
-            out[node] = (pool, f"{how} ({', '.join(sorted(found.told_by.get(node, ())))})", found.of(node))
+            out[node] = Joined(pool, f"{how} ({', '.join(sorted(found.told_by.get(node, ())))})", labels)
         elif pool is not None:
             why_not[node] = f"{how}, a pool of another GPU than its series name"
         else:

@@ -6,8 +6,8 @@ from gengpu.catalog import version_tuple
 def affected(profile) -> bool:
     """The DRA driver version the profile installs runs its MPS control daemon through the driver root's shell."""
     defect = dra.driver_settings()["defects"]["mpsDriverRootShell"]
-    # the new home's 0.x line is after 25.12 (fixed in 0.4.0): its numbers do not compare with the old line's
-    return not dra.new_home(profile) and version_tuple(dra.chart_version(profile)) <= version_tuple(defect["through"])
+    return dra.chart_name(profile) == defect["chart"] and \
+        version_tuple(dra.chart_version(profile)) <= version_tuple(defect["through"])
 
 
 def check(profile, ctx=None):

@@ -2,15 +2,13 @@ from gengpu import catalog
 from gengpu.checking.rules.base import Hit, Rule, pool_path
 
 
-def _karpenter_dra(profile, pool) -> str | None:
-    """Why the profile's Karpenter does not provision for this DRA pool; None when it does (spec.eks.karpenter says
-    a version with DRA, turned on, on a Kubernetes that has it)."""
+def _karpenter_reason(profile, pool) -> str | None:
+    """Why the cluster's Karpenter does not provision for this DRA pool, or None when it does: spec.eks.karpenter
+    says a version with DRA, turned on, on a Kubernetes that has it (the AWS provider only)."""
     table = catalog.software()["draDriver"]["karpenterDRA"]
-    if profile.platform not in table["platforms"]:
-        return None  # another platform's reason (unsupportedProvisioners) applies
     said = profile.eks.get("karpenter") or {}
-    if not said.get("dra"):
-        return None
+    if profile.platform not in table["platforms"] or not said.get("dra"):
+        return catalog.software()["draDriver"]["unsupportedProvisioners"]["karpenter"]
     version, kube = str(said.get("version") or ""), profile.kubernetes_version
     if not version:
         return (f"spec.eks.karpenter says DRA is on but not the version: Karpenter provisions for DRA pools from "
@@ -18,22 +16,18 @@ def _karpenter_dra(profile, pool) -> str | None:
     if catalog.version_tuple(version) < catalog.version_tuple(table["minVersion"]):
         return (f"Karpenter {version} does not provision for pods with ResourceClaims (the AWS provider does from "
                 f"{table['minVersion']}, behind settings.enableDRA)")
-    need = table["minKubernetesFor"].get(pool.sharing.mode, table["minKubernetes"])
+    mode = pool.sharing.mode
+    need = table["minKubernetesFor"].get(mode, table["minKubernetes"])
     if catalog.version_tuple(kube) < catalog.version_tuple(need):
-        what = f"DRA {pool.sharing.mode}" if pool.sharing.mode in table["minKubernetesFor"] else "DRA"
+        what = f"DRA {mode}" if mode in table["minKubernetesFor"] else "DRA"
         return f"Karpenter's {what} needs Kubernetes {need} or later, the profile has {kube}"
-    return ""
+    return None
 
 
 def check(profile, ctx=None):
     reasons = catalog.software()["draDriver"]["unsupportedProvisioners"]
     for pool in profile.dra_pools:
-        reason = reasons.get(pool.provisioner)
-        if pool.provisioner == "karpenter":
-            said = _karpenter_dra(profile, pool)
-            if said == "":
-                continue  # Karpenter v1.15+ with settings.enableDRA on a Kubernetes that has it
-            reason = said or reason
+        reason = _karpenter_reason(profile, pool) if pool.provisioner == "karpenter" else reasons.get(pool.provisioner)
         if reason:
             yield Hit(pool_path(pool, "provisioner"), f"nodePools[{pool.index}] uses DRA with provisioner "
                       f"{pool.provisioner}: {' '.join(reason.split())}")

@@ -17,3 +17,50 @@ def nvidia_configs(obj: dict):
         params = opaque.get("parameters") if isinstance(opaque, dict) else None
         if isinstance(params, dict) and opaque.get("driver") == DRIVER and params.get("kind") in KINDS:
             yield base + ("config", i, "opaque", "parameters"), params
+
+
+def gate_problems(chart: str, version: str | None, gates: dict):
+    """(gate, message) for each feature gate setting NVIDIA's DRA driver refuses at start, at this chart line and
+    version (software.yaml draDriver.gates and gateChecks). A version newer than gengpu knows, or none, is judged only
+    by the checks every known version of the line makes, and its gate names not at all (a newer driver may know
+    more); an older one not at all."""
+    import difflib
+
+    from gengpu.catalog import software, version_tuple as vt
+
+    settings = software()["draDriver"]
+    known = settings["gates"].get(chart) or {}
+    if not known:
+        return
+    ordered = sorted(known, key=vt)
+    if version and vt(version) < vt(ordered[0]):
+        return
+    table = None
+    if version and vt(version) <= vt(ordered[-1]):
+        table = known[[v for v in ordered if vt(v) <= vt(version)][-1]]
+    judged_at = version if table is not None else ordered[0]
+    if table is not None:
+        for gate in gates:
+            if gate not in table and gate not in settings["loggingGates"]:
+                close = difflib.get_close_matches(gate, list(table), n=1)
+                hint = f"did you mean {close[0]}?" if close else f"it knows {', '.join(sorted(table))}"
+                yield gate, (f"feature gate {gate} is not one {chart} {version} knows, so its components stop at "
+                             f"start (unrecognized feature gate); {hint}")
+    on = {g for g, default in (table or known[ordered[-1]]).items() if default}
+    for gate, value in gates.items():
+        flag = str(value).lower() if isinstance(value, (bool, str)) else None
+        if flag == "true":
+            on.add(gate)
+        elif flag == "false":
+            on.discard(gate)
+    for check in settings["gateChecks"]:
+        since = check["since"].get(chart)
+        if since is None or vt(since) > vt(judged_at) or check["gate"] not in on:
+            continue
+        gate, other = check["gate"], check.get("requires") or check["excludes"]
+        if "requires" in check and other not in on:
+            yield (other if other in gates else gate), (f"feature gate {gate} requires {other} to also be enabled, "
+                                                        "so the driver's components exit at start")
+        elif "excludes" in check and other in on:
+            yield (other if other in gates else gate), (f"feature gate {gate} is mutually exclusive with {other}, "
+                                                        "so the driver's components exit at start")

@@ -104,3 +104,70 @@ def test_the_catalog_knows_every_gpu_and_profile_of_nvidias_default_mig_configs(
                 _, unknown = mig.gpus_for_device_filter(entry.get("device-filter"))
                 assert unknown == [], f"{name}: device-filter {unknown}"
                 assert set(entry.get("mig-devices") or {}) <= known_profiles, name
+
+
+def test_every_upstream_change_names_what_gengpu_has():
+    """changes.yaml: known components, ISO dates, rule ids gengpu has, profile fields its schema has."""
+    import datetime
+
+    from gengpu import upstream_changes
+    from gengpu.checking.rules import RULES
+    from gengpu.schemas_dir import schemas_path
+
+    schema = json.loads((schemas_path() / "profile.schema.json").read_text())
+
+    def field_exists(path: str) -> bool:
+        node = schema["properties"]["spec"]
+        for part in path.split("."):
+            if part.endswith("[]"):
+                node = node["properties"][part[:-2]]["items"]
+            else:
+                node = node["properties"][part]
+            node = schema["$defs"][node["$ref"].split("/")[-1]] if "$ref" in node else node
+        return True
+
+    changes = upstream_changes.changes()
+    assert len({c["id"] for c in changes}) == len(changes)
+    for change in changes:
+        assert change["component"] in upstream_changes.COMPONENTS, change["id"]
+        if "date" in change:
+            datetime.date.fromisoformat(change["date"])
+        does = change["gengpu"]
+        assert set(does) <= {"rules", "profile", "writes", "not"} and does, change["id"]
+        assert [r for r in does.get("rules", []) if r not in RULES] == [], change["id"]
+        assert all(field_exists(f) for f in does.get("profile", [])), change["id"]
+        assert change["source"].strip(), change["id"]
+
+
+def test_catalog_changes_cli(run, tmp_path):
+    kueue = run("catalog", "changes", "--component", "kueue").output
+    assert kueue.splitlines() == [
+        "kueue v0.20.0  [kueue-v1beta1-unserved]",
+        "  kueue.x-k8s.io/v1beta1 is no longer served (deprecated since v0.16, v1beta2 stored",
+        "  since v0.16); v0.21 drops it.",
+        "  gengpu: rules api-version-deprecated",
+        "  source: kubernetes-sigs/kueue issue 13957, PR 14558 (merged 2026-08-25);",
+        "    CHANGELOG-0.16.md",
+    ]
+    since = json.loads(run("catalog", "changes", "--since", "2026-08-19", "--output", "json").output)
+    assert [c["id"] for c in since] == ["gpucluster", "allocation-policy", "mig-profile-suffixes", "karpenter-dra",
+                                       "karpenter-crds-1-15"]
+    bad = run("catalog", "changes", "--since", "last week")
+    assert bad.exit_code == 2 and "--since 'last week' is not a date: write it as YYYY-MM-DD" in bad.output
+
+    # a profile pinned behind: operator v26.3.0 (device plugin v0.19.0), Karpenter v1.14.2, on EKS
+    text = (Path(__file__).resolve().parents[1] / "profiles" / "eks-l4-mps.yaml").read_text()
+    old = tmp_path / "old.yaml"
+    old.write_text(text.replace("version: v26.7.0", "version: v26.3.0").replace(
+        "  nodePools:", "  eks:\n    karpenter: {version: v1.14.2}\n  nodePools:"))
+    data = json.loads(run("catalog", "changes", "--profile", old, "--output", "json").output)
+    stands = {c["id"]: c["profiles"] for c in data}
+    shown = next(iter(stands["gpucluster"]))
+    assert stands["gpucluster"] == {shown: "not yet: it installs v26.3.0, the change is in v26.7.0"}
+    assert stands["dcgm-exporter-pod-uid"] == {shown: "not yet: it installs v26.3.0, the change is in v26.3.2"}
+    assert stands["allocation-policy"] == {shown: "not yet: it installs v0.19.0, the change is in v0.20.0"}
+    assert stands["karpenter-dra"] == {shown: "not yet: it installs v1.14.2, the change is in v1.15.0"}
+    assert stands["eks-auto-mode-dra"] == {shown: "applies to this platform"}
+    assert stands["gke-computeclass-gpu-sharing"] == {} and stands["dra-driver-new-home"] == {}
+    assert stands["dcgm-exporter-per-process"] == {shown: "not yet: it installs 4.8.0, the change is in 4.8.2"}
+    assert stands["mig-profile-suffixes"] == {shown: "not yet: it installs v0.19.0, the change is in v0.20.0"}

@@ -63,7 +63,8 @@ def explain(rule_id, examples):
 
 @click.group()
 def catalog():
-    """Print gengpu's capability tables: GPU models, clouds, GPU Operator releases."""
+    """Print gengpu's capability tables: GPU models, clouds, GPU Operator releases, and the upstream changes they
+    follow."""
 
 
 def _catalog_output(fmt, data, render):
@@ -153,6 +154,52 @@ def catalog_operator(version, fmt):
         ["release", "driver", "toolkit", "device plugin", "mig-manager", "dcgm-exporter", "supported drivers"],
         [[v, r["driver"], r["toolkit"], r["devicePlugin"], r["migManager"], r["dcgmExporter"],
           ", ".join(r.get("supportedDrivers", []))] for v, r in chosen.items()]))
+
+
+@catalog.command("changes")
+@click.option("--component", type=click.Choice(["gpu-operator", "k8s-device-plugin", "dcgm-exporter", "dra-driver",
+                                                "karpenter-aws", "kueue", "gke", "eks", "aks"]),
+              help="Only this component's changes.")
+@click.option("--since", metavar="YYYY-MM-DD", help="Only changes released on or after this date.")
+@click.option("--profile", "profile_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Say, for each change, whether this profile's pinned versions have it (repeatable).")
+@click.option("--output", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@guarded
+def catalog_changes(component, since, profile_files, fmt):
+    """Upstream changes gengpu follows, newest release first per component: what moved, and what gengpu does about
+    it (the rules that judge it, the profile fields that ask for it, what it writes).
+
+    \b
+    gengpu catalog changes --since 2026-07-01
+    gengpu catalog changes --profile profiles/prod.yaml
+    """
+    import datetime
+
+    from gengpu import reporting
+    from gengpu import upstream_changes as upstream
+    from gengpu.findings import UsageError
+    from gengpu.reporting import tables
+
+    if since is not None:
+        try:
+            datetime.date.fromisoformat(since)
+        except ValueError:
+            raise UsageError(f"--since {since!r} is not a date: write it as YYYY-MM-DD, e.g. 2026-07-01") from None
+    profiles = []
+    if profile_files:
+        from pathlib import Path
+
+        from gengpu.pipeline.profiles import load_profiles
+
+        loaded = load_profiles([Path(f) for f in profile_files], Path("overlays"))
+        if loaded.findings:
+            click.echo(reporting.text(loaded.findings), err=True)
+            sys.exit(reporting.exit_code(loaded.findings, False) or 1)
+        profiles = [(checked.repo_path, checked.profile) for checked in loaded.profiles]
+    chosen = upstream.changes(component, since)
+    stands = [{name: s for name, p in profiles if (s := upstream.standing(c, p))} for c in chosen]
+    data = [{**c, **({"profiles": st} if profile_files else {})} for c, st in zip(chosen, stands)]
+    _catalog_output(fmt, data, lambda: tables.changes(chosen, stands))
 
 
 @click.group()

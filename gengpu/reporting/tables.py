@@ -86,3 +86,28 @@ def gpu_detail(gpu_id: str, g: dict) -> str:
                      [[n, p["compute"], p["memory"], p["max"], ", ".join(map(str, p["starts"]))]
                       for n, p in m["profiles"].items()]))
     return "\n".join(out)
+
+
+def changes(chosen: list[dict], stands: list[dict]) -> str:
+    """Upstream changes as blocks: component, version and date; what changed; what gengpu does; each profile's
+    standing."""
+    if not chosen:
+        return "No upstream change matches."
+    out = []
+    for change, standing in zip(chosen, stands):
+        head = " ".join(str(x) for x in (change["component"], change.get("chart"), change.get("version")) if x)
+        out.append(f"{head}{' (' + change['date'] + ')' if change.get('date') else ''}  [{change['id']}]")
+        out.append(textwrap.indent(textwrap.fill(" ".join(change["what"].split()), 86, break_on_hyphens=False, break_long_words=False), "  "))
+        does = change["gengpu"]
+        parts = ([f"rules {', '.join(does['rules'])}"] if does.get("rules") else []) + \
+            ([f"profile {', '.join(does['profile'])}"] if does.get("profile") else []) + \
+            ([f"writes {does['writes']}"] if does.get("writes") else []) + \
+            ([f"not yet: {does['not']}"] if does.get("not") else [])
+        out.append(textwrap.indent(textwrap.fill("gengpu: " + "; ".join(parts), 86, subsequent_indent="  ",
+                                                 break_on_hyphens=False, break_long_words=False), "  "))
+        out.append(textwrap.indent(textwrap.fill("source: " + " ".join(change["source"].split()), 86,
+                                                 subsequent_indent="  ", break_on_hyphens=False, break_long_words=False), "  "))
+        for name, where in standing.items():
+            out.append(f"  {name}: {where}")
+        out.append("")
+    return "\n".join(out).rstrip()

@@ -1,8 +1,6 @@
 from gengpu import catalog
 from gengpu.checking.rules.base import Hit, Rule, pool_path
 
-SINCE = "v0.20.0"  # k8s-device-plugin CHANGELOG v0.20.0 (#1621)
-
 
 def check(profile, ctx=None):
     for pool in profile.node_pools:
@@ -18,10 +16,11 @@ def check(profile, ctx=None):
         else:
             release = catalog.operator()["releases"].get(profile.operator.version) or {}
             plugin = str(release.get("devicePlugin", ""))
-            if plugin and catalog.version_tuple(plugin) < catalog.version_tuple(SINCE):
+            since = catalog.operator()["devicePluginMinFor"]["allocationPolicy"]
+            if plugin and catalog.version_tuple(plugin) < catalog.version_tuple(since):
                 yield Hit(at, f"nodePools[{pool.index}] sets allocationPolicy, but GPU Operator "
                           f"{profile.operator.version} runs device plugin {plugin}, which ignores it (the plugin reads "
-                          f"sharedDevicesAllocationPolicy from {SINCE})")
+                          f"sharedDevicesAllocationPolicy from {since})")
 
 
 RULE = Rule(

@@ -87,6 +87,9 @@ class Operator:
     driver: str = "auto"
     toolkit: str = "auto"
     driver_version: str | None = None
+    # clusterpolicy: the ClusterPolicy (driver, toolkit, device plugin, MIG manager, DCGM); gpucluster: the GPUCluster
+    # of GPU Operator v26.7.0+ (NVIDIA's DRA driver, DCGM and dcgm-exporter; the driver from an NVIDIADriver)
+    model: str = "clusterpolicy"
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,16 @@ class Profile:
     quotas: dict = field(default_factory=dict)  # quota name or code -> amount granted in the region
     gitops: str = "argocd"  # or "flux": who syncs the repository into the cluster
     flux: Flux = field(default_factory=Flux)
+
+    @property
+    def gpucluster(self) -> bool:
+        """The GPU Operator runs the cluster's GPUs through its GPUCluster: no ClusterPolicy, no device plugin."""
+        return self.operator.enabled and self.operator.model == "gpucluster"
+
+    @property
+    def cluster_policy(self) -> bool:
+        """The GPU Operator runs through its ClusterPolicy (the device plugin, MIG manager and sharing ConfigMaps)."""
+        return self.operator.enabled and self.operator.model != "gpucluster"
 
     @property
     def dra_pools(self) -> tuple[NodePool, ...]:
@@ -247,6 +260,7 @@ def build_profile(data: dict, source: str) -> Profile:
             driver=op.get("driver", "auto"),
             toolkit=op.get("toolkit", "auto"),
             driver_version=op.get("driverVersion"),
+            model=op.get("model", "clusterpolicy"),
         ),
         node_pools=tuple(_pool(i, p) for i, p in enumerate(spec["nodePools"])),
         monitoring_config=Monitoring(

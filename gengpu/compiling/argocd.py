@@ -90,7 +90,7 @@ def application(profile: Profile) -> dict:
     if profile.operator.enabled:
         sources.insert(0, _chart_source(profile.operator.version, argo.repo_url,
                                         f"{profile.overlay_path}/{VALUES_FILE}"))
-    if profile.dra_pools:
+    if dra.separate_release(profile):
         sources.insert(1 if profile.operator.enabled else 0, _dra_source(profile))
     if profile.operator.enabled or profile.dra_pools:
         sources.append({"repoURL": argo.repo_url, "targetRevision": argo.revision, "ref": "values"})
@@ -115,8 +115,8 @@ def cluster_params(profile: Profile) -> dict:
         "namespace": profile.operator.namespace,
         "project": argo.project,
         "operatorVersion": profile.operator.version if profile.operator.enabled else "",
-        "draDriverVersion": dra.chart_version(profile) if profile.dra_pools else "",
-        **({"draDriverChart": dra.chart_name(profile)} if profile.dra_pools else {}),
+        "draDriverVersion": dra.chart_version(profile) if dra.separate_release(profile) else "",
+        **({"draDriverChart": dra.chart_name(profile)} if dra.separate_release(profile) else {}),
         "driverInstallerPath": (driver_installer(profile) or {}).get("path", ""),
         "driverInstallerRevision": (driver_installer(profile) or {}).get("targetRevision", ""),
     }}

@@ -54,6 +54,12 @@ def chart_name(profile: Profile) -> str:
     return driver_settings()["charts"][chart_version(profile)]["chart"]
 
 
+def separate_release(profile: Profile) -> bool:
+    """NVIDIA's DRA driver is installed as a Helm release of its own: DRA pools under a ClusterPolicy or without the
+    GPU Operator. A GPUCluster runs the driver itself, and NVIDIA says not to install a second one beside it."""
+    return bool(profile.dra_pools) and not profile.gpucluster
+
+
 def slices(pool: NodePool) -> list[Slice]:
     if pool.sharing.mode == "mig":
         return [Slice(f"{pool.name}-{p}", "mig.nvidia.com", p) for p in mig_layout(pool)]

@@ -149,7 +149,7 @@ def releases(profile: Profile) -> dict[str, dict]:
         chart = catalog.operator()["chart"]
         out["gpu-operator.yaml"] = _release(profile, "gpu-operator", chart["name"], profile.operator.version,
                                             operator_app.helm_values(profile), [])
-    if profile.dra_pools:
+    if dra.separate_release(profile):
         out["dra-driver.yaml"] = _release(profile, dra.RELEASE, dra.chart_name(profile),
                                           dra.chart_version(profile), dra.helm_values(profile),
                                           ["gpu-operator"] if profile.operator.enabled else [])

@@ -10,7 +10,10 @@ from __future__ import annotations
 from gengpu.compiling.yamltext import dump
 from gengpu.model import Profile
 
-EXPORTER_LABEL = {"app": "nvidia-dcgm-exporter"}  # the GPU Operator's Service and pods
+EXPORTER_APP = "nvidia-dcgm-exporter"  # the app label of the GPU Operator's exporter Service and pods
+# a GPUCluster's exporter (NVIDIA/gpu-operator v26.7.0 manifests/state-dcgm-exporter: DaemonSet and Service
+# nvidia-dcgm-exporter-dra, same port names)
+EXPORTER_APP_GPUCLUSTER = "nvidia-dcgm-exporter-dra"
 EXPORTER_PORT = "gpu-metrics"
 
 RECORDING = [
@@ -51,6 +54,10 @@ def rule_groups() -> list[dict]:
     ]
 
 
+def exporter_app(profile: Profile) -> str:
+    return EXPORTER_APP_GPUCLUSTER if profile.gpucluster else EXPORTER_APP
+
+
 def service_monitor(profile: Profile) -> dict:
     m = profile.monitoring_config
     return {
@@ -59,7 +66,7 @@ def service_monitor(profile: Profile) -> dict:
         "metadata": {"name": "nvidia-dcgm-exporter", "namespace": profile.operator.namespace,
                      **({"labels": dict(m.labels)} if m.labels else {})},
         "spec": {
-            "selector": {"matchLabels": EXPORTER_LABEL},
+            "selector": {"matchLabels": {"app": exporter_app(profile)}},
             "namespaceSelector": {"matchNames": [profile.operator.namespace]},
             "endpoints": [{
                 "port": EXPORTER_PORT,
@@ -95,7 +102,7 @@ def scrape_job(profile: Profile) -> list[dict]:
         "honor_labels": True,
         "kubernetes_sd_configs": [{"role": "pod", "namespaces": {"names": [profile.operator.namespace]}}],
         "relabel_configs": [
-            {"source_labels": ["__meta_kubernetes_pod_label_app"], "regex": EXPORTER_LABEL["app"], "action": "keep"},
+            {"source_labels": ["__meta_kubernetes_pod_label_app"], "regex": exporter_app(profile), "action": "keep"},
             {"source_labels": ["__meta_kubernetes_pod_container_port_name"], "regex": "metrics", "action": "keep"},
             {"source_labels": ["__meta_kubernetes_pod_node_name"], "target_label": "node", "action": "replace"},
             # Exporter pod metadata under other names: namespace and pod belong to the GPU's workload.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from gengpu import catalog, charts, overlay_files
-from gengpu.cluster import mig_strategy
+from gengpu.cluster import dra_feature_gates, mig_strategy
 from gengpu.compiling import nodes
 from gengpu.compiling.sharing import DEFAULT_KEY, DEVICE_PLUGIN_CONFIGMAP, MIG_PARTED_CONFIGMAP, mig_pools
 from gengpu.model import Profile
@@ -48,6 +48,8 @@ def _merge(base: dict, extra: dict) -> dict:
 
 
 def helm_values(profile: Profile) -> dict:
+    if profile.gpucluster:
+        return gpucluster_values(profile)
     tolerations = pool_tolerations(profile)
     values: dict = {
         "driver": {"enabled": profile.owns("driver")},
@@ -98,6 +100,42 @@ def helm_values(profile: Profile) -> dict:
                 # and know the pods' UIDs (enablePodUID mounts the API token and grants the pod list); without
                 # them every sharing pod's series reads 0
                 values["dcgmExporter"].update({"hostPID": True, "enablePodUID": True})
+    return values
+
+
+def gpucluster_values(profile: Profile) -> dict:
+    """The chart's values for a GPUCluster (GPU Operator v26.7.0+): the chart renders the GPUCluster gpu-cluster from
+    them in place of the ClusterPolicy (templates/gpucluster.yaml), with NVIDIA's DRA driver, DCGM and dcgm-exporter.
+
+    As NVIDIA's install steps (dra-intro-install.rst at v26.7.0) have it: clusterPolicy.deployCR false and
+    gpuCluster.deployCR true; the driver from the chart's default NVIDIADriver when the operator owns it (the chart
+    refuses a GPUCluster with driver.enabled unless driver.nvidiaDriverCRD.enabled, templates/validations.yaml), off
+    when the node image has one. The DRA driver's version is the operator release's (draDriver.version).
+    """
+    values: dict = {"clusterPolicy": {"deployCR": False}, "gpuCluster": {"deployCR": True}}
+    if profile.owns("driver"):
+        values["driver"] = {"enabled": True, "nvidiaDriverCRD": {"enabled": True, "deployDefaultCR": True},
+                            "upgradePolicy": UPGRADE_POLICY}
+        if profile.operator.driver_version:
+            values["driver"]["version"] = profile.operator.driver_version
+    else:
+        values["driver"] = {"enabled": False}
+    platform = catalog.platforms()[profile.platform]
+    if "hostPaths" in platform["operatorValues"]:  # where the platform's driver sits (GKE); the GPUCluster reads it
+        values["hostPaths"] = copy.deepcopy(platform["operatorValues"]["hostPaths"])
+    values["draDriver"] = {
+        "featureGates": {gate: True for gate in sorted(dra_feature_gates(profile))},
+        # ComputeDomains (Multi-Node NVLink) are on in the chart; gengpu's DRA pools hand out GPUs only, as with
+        # the driver's own chart
+        "computeDomains": {"enabled": False},
+    }
+    tolerations = pool_tolerations(profile)
+    values["daemonsets"] = {"tolerations": tolerations}
+    values["node-feature-discovery"] = {"worker": {"tolerations": _NFD_BASE_TOLERATIONS + tolerations}}
+    if profile.monitoring == "gke-managed":
+        values["dcgmExporter"] = {"enabled": False}
+    else:
+        values["dcgmExporter"] = {"enabled": True, "serviceMonitor": {"enabled": False}}
     return values
 
 

@@ -86,7 +86,7 @@ def compile_overlay(profile: Profile, local_component: bool = False) -> dict[str
         resources["namespace.yaml"] = _namespace(ns)
         if profile.platform == "gke":
             resources["resource-quota.yaml"] = _gke_quota(ns)
-    if profile.operator.enabled:
+    if profile.cluster_policy:  # a GPUCluster runs no device plugin or MIG manager to read them
         configs = sharing.device_plugin_configs(profile)
         resources["device-plugin-config.yaml"] = _configmap(
             sharing.DEVICE_PLUGIN_CONFIGMAP, ns, {key: dump(cfg) for key, cfg in configs.items()})
@@ -115,7 +115,7 @@ def compile_overlay(profile: Profile, local_component: bool = False) -> dict[str
     files.update({name: _text(top, docs) for name, docs in resources.items()})
     if profile.operator.enabled:
         files[operator_app.VALUES_FILE] = _text(top, operator_app.helm_values(profile))
-    if profile.dra_pools:
+    if dra.separate_release(profile):
         files[dra.VALUES_FILE] = _text(top, dra.helm_values(profile))
     if profile.gitops == "flux":
         stages = {flux.CONFIGS: [f for f in resources if f not in addons], flux.ADDONS: addons}

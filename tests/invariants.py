@@ -149,10 +149,17 @@ def _check_dra_pool(overlay: Path, name: str, pool: dict, operator: bool, c: Che
     dp = overlay / "device-plugin-config.yaml"
     if dp.exists():
         c.that(pname not in _docs(dp.read_text())[0]["data"], f"{name}/{pname}: no device-plugin key (DRA)")
-    values = _docs((overlay / "dra-driver-values.yaml").read_text())[0]
-    c.that(values.get("gpuResourcesEnabledOverride") is True and values["resources"]["gpus"]["enabled"] is True,
-           f"{name}/{pname}: DRA chart allocates GPUs")
     gates = {"time-slicing": "TimeSlicingSettings", "mps": "MPSSupport"}
+    if (overlay / "dra-driver-values.yaml").exists():
+        values = _docs((overlay / "dra-driver-values.yaml").read_text())[0]
+        c.that(values.get("gpuResourcesEnabledOverride") is True and values["resources"]["gpus"]["enabled"] is True,
+               f"{name}/{pname}: DRA chart allocates GPUs")
+    else:  # the GPU Operator's GPUCluster runs the DRA driver: its gates are the operator's draDriver values
+        operator_values = _docs((overlay / "gpu-operator-values.yaml").read_text())[0]
+        c.that(operator_values["gpuCluster"] == {"deployCR": True}
+               and operator_values["clusterPolicy"] == {"deployCR": False},
+               f"{name}/{pname}: without a DRA driver release, the operator makes a GPUCluster and no ClusterPolicy")
+        values = operator_values["draDriver"]
     if mode in gates:
         c.that(values.get("featureGates", {}).get(gates[mode]) is True, f"{name}/{pname}: DRA sharing gate on")
     script = next(iter(sorted(overlay.glob(f"*-nodepool-{pname}.sh"))), None)
@@ -177,7 +184,9 @@ def _check_dra_pool(overlay: Path, name: str, pool: dict, operator: bool, c: Che
                    f"{name}/{pname}: Google's driver installer syncs with the cluster")
     if mode == "mig":  # what the MIG manager writes once the layout is made
         labels = {**labels, "nvidia.com/mig.config.state": "success"}
-    c.that(_plugin_lands(values, labels), f"{name}/{pname}: DRA kubelet plugin can land on the pool's nodes")
+    if (overlay / "dra-driver-values.yaml").exists():  # (a GPUCluster's plugin selects the deploy label the operator
+        # sets on every GPU node it finds: nvidia.com/gpu.deploy.dra-driver, manifests/state-dra-driver)
+        c.that(_plugin_lands(values, labels), f"{name}/{pname}: DRA kubelet plugin can land on the pool's nodes")
     if mode == "mig":
         c.that(not _plugin_lands(values, {**labels, "nvidia.com/mig.config.state": "pending"}),
                f"{name}/{pname}: DRA kubelet plugin waits for the MIG layout")

@@ -69,6 +69,20 @@ def version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in str(version).lstrip("v").split(".") if part.isdigit())
 
 
+def device_plugin_lacks(operator_version: str, feature: str) -> tuple[str, str] | None:
+    """(device plugin, first version with the feature) when the GPU Operator release runs a device plugin older than
+    the one that first has it (operator.yaml devicePluginMinFor), else None."""
+    plugin = str((operator()["releases"].get(operator_version) or {}).get("devicePlugin", ""))
+    since = operator()["devicePluginMinFor"][feature]
+    return (plugin, since) if plugin and version_tuple(plugin) < version_tuple(since) else None
+
+
+def dcgm_exporter_version(operator_version: str) -> str | None:
+    """The dcgm-exporter a GPU Operator release deploys: the part after the DCGM version of its tag (4.6.0-4.8.3)."""
+    tag = str((operator()["releases"].get(operator_version) or {}).get("dcgmExporter", ""))
+    return tag.rpartition("-")[2] or None
+
+
 def clouds() -> dict:
     return data_file("clouds.yaml")
 

@@ -38,6 +38,20 @@ def repo(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.fixture
+def fixture_repo(tmp_path, monkeypatch):
+    """make(name): a scratch repo holding one profile of tests/fixtures/profiles, with the real tools."""
+
+    def make(name: str) -> Path:
+        (tmp_path / "profiles").mkdir()
+        shutil.copy(REPO / "tests" / "fixtures" / "profiles" / name, tmp_path / "profiles" / name)
+        monkeypatch.setenv("GENGPU_KUSTOMIZE", str(REPO / "bin" / "kustomize"))
+        monkeypatch.setenv("GENGPU_KUBECONFORM", str(REPO / "bin" / "kubeconform"))
+        return tmp_path
+
+    return make
+
+
 @pytest.fixture(autouse=True)
 def _cache(tmp_path_factory, monkeypatch):
     # One derived Kubernetes schema cache for the whole session, outside the user's home.

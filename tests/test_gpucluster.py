@@ -5,7 +5,6 @@ off), no ClusterPolicy ConfigMaps and no second DRA driver release; through the 
 Upstream: NVIDIA/gpu-operator v26.7.0 (10ee5b36) deployments/gpu-operator/values.yaml, templates/gpucluster.yaml,
 templates/validations.yaml; NVIDIA/cloud-native-docs gpu-operator/dra-intro-install.rst (lines 249-281)."""
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,12 +15,8 @@ PROFILE = REPO / "tests" / "fixtures" / "profiles" / "onprem-gpucluster.yaml"
 
 
 @pytest.fixture
-def repo(tmp_path, monkeypatch):
-    (tmp_path / "profiles").mkdir()
-    shutil.copy(PROFILE, tmp_path / "profiles" / PROFILE.name)
-    monkeypatch.setenv("GENGPU_KUSTOMIZE", str(REPO / "bin" / "kustomize"))
-    monkeypatch.setenv("GENGPU_KUBECONFORM", str(REPO / "bin" / "kubeconform"))
-    return tmp_path
+def repo(fixture_repo):
+    return fixture_repo(PROFILE.name)
 
 
 def test_the_operator_makes_a_gpucluster_and_nothing_installs_a_second_dra_driver(run, repo):

@@ -2,7 +2,6 @@
 writes the operator, sharing and MIG configs, placement and monitoring, provisions no node, and writes a script per
 pool that labels and taints the pool's nodes as its provisioners would have."""
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,12 +12,8 @@ ONPREM = REPO / "tests" / "fixtures" / "profiles" / "onprem-kubernetes.yaml"
 
 
 @pytest.fixture
-def onprem(tmp_path, monkeypatch):
-    (tmp_path / "profiles").mkdir()
-    shutil.copy(ONPREM, tmp_path / "profiles" / ONPREM.name)
-    monkeypatch.setenv("GENGPU_KUSTOMIZE", str(REPO / "bin" / "kustomize"))
-    monkeypatch.setenv("GENGPU_KUBECONFORM", str(REPO / "bin" / "kubeconform"))
-    return tmp_path
+def onprem(fixture_repo):
+    return fixture_repo(ONPREM.name)
 
 
 def test_a_cluster_of_nodes_you_bring_builds_and_validates(run, onprem):

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from gengpu import upstream_changes
 from gengpu.cli.common import complete_gpus, complete_rules, guarded
 
 
@@ -157,9 +158,7 @@ def catalog_operator(version, fmt):
 
 
 @catalog.command("changes")
-@click.option("--component", type=click.Choice(["gpu-operator", "k8s-device-plugin", "dcgm-exporter", "dra-driver",
-                                                "karpenter-aws", "kueue", "gke", "eks", "aks"]),
-              help="Only this component's changes.")
+@click.option("--component", type=click.Choice(upstream_changes.COMPONENTS), help="Only this component's changes.")
 @click.option("--since", metavar="YYYY-MM-DD", help="Only changes released on or after this date.")
 @click.option("--profile", "profile_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Say, for each change, whether this profile's pinned versions have it (repeatable).")
@@ -176,7 +175,6 @@ def catalog_changes(component, since, profile_files, fmt):
     import datetime
 
     from gengpu import reporting
-    from gengpu import upstream_changes as upstream
     from gengpu.findings import UsageError
     from gengpu.reporting import tables
 
@@ -196,8 +194,9 @@ def catalog_changes(component, since, profile_files, fmt):
             click.echo(reporting.text(loaded.findings), err=True)
             sys.exit(reporting.exit_code(loaded.findings, False) or 1)
         profiles = [(checked.repo_path, checked.profile) for checked in loaded.profiles]
-    chosen = upstream.changes(component, since)
-    stands = [{name: s for name, p in profiles if (s := upstream.standing(c, p))} for c in chosen]
+    chosen = upstream_changes.changes(component, since)
+    by_profile = [(name, upstream_changes.standings(chosen, profile)) for name, profile in profiles]
+    stands = [{name: said[i] for name, said in by_profile if said[i]} for i in range(len(chosen))]
     data = [{**c, **({"profiles": st} if profile_files else {})} for c, st in zip(chosen, stands)]
     _catalog_output(fmt, data, lambda: tables.changes(chosen, stands))
 

@@ -50,15 +50,7 @@ def _merge(base: dict, extra: dict) -> dict:
 def helm_values(profile: Profile) -> dict:
     if profile.gpucluster:
         return gpucluster_values(profile)
-    tolerations = pool_tolerations(profile)
-    values: dict = {
-        "driver": {"enabled": profile.owns("driver")},
-        "toolkit": {"enabled": profile.owns("toolkit")},
-    }
-    if profile.owns("driver") and profile.operator.driver_version:
-        values["driver"]["version"] = profile.operator.driver_version
-    if profile.owns("driver"):
-        values["driver"]["upgradePolicy"] = UPGRADE_POLICY
+    values: dict = {"driver": _driver(profile), "toolkit": {"enabled": profile.owns("toolkit")}}
     platform = catalog.platforms()[profile.platform]
     # The platform's settings span chart versions (cdi.default went in v25.10.0): keep those this chart has.
     chart = charts.for_version("gpu-operator", profile.operator.version)
@@ -80,26 +72,19 @@ def helm_values(profile: Profile) -> dict:
         # "NVIDIA DRA Driver for GPUs" page): it finds those pods by this node label.
         values["driver"]["manager"] = {"env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION",
                                                 "value": nodes.DRA_PLUGIN_LABEL}]}
-    values["daemonsets"] = {"tolerations": tolerations}
-    values["node-feature-discovery"] = {"worker": {"tolerations": _NFD_BASE_TOLERATIONS + tolerations}}
-    if profile.monitoring == "gke-managed":
-        # GKE's managed DCGM runs its own exporter; two would compete for the GPUs' profiling counters.
-        values["dcgmExporter"] = {"enabled": False}
-    else:
-        # gengpu writes the ServiceMonitor or scrape job itself (monitoring.yaml), validated and with honorLabels.
-        values["dcgmExporter"] = {"enabled": True, "serviceMonitor": {"enabled": False}}
-        if _shares_gpus(profile) and _exporter_reads(profile, "virtualGpus"):
-            # Without it the exporter keys pods by GPU and each sharing pod overwrites the last: a shared GPU's
-            # series name one of its pods (dcgm-exporter kubernetes.go). The ClusterPolicy has no field for it;
-            # spec.dcgmExporter.env is applied last.
-            values["dcgmExporter"]["env"] = [{"name": "KUBERNETES_VIRTUAL_GPUS", "value": "true"}]
-            exporter_keys = chart.children.get(("dcgmExporter",), set()) if chart else set()
-            if _exporter_reads(profile, "perProcess") and {"hostPID", "enablePodUID"} <= exporter_keys:
-                # each sharing pod's own memory and utilisation (what rightsize sizes shared pools from): the exporter
-                # maps NVML's per-process data to pods through each process's cgroup, so it must see the host's PIDs
-                # and know the pods' UIDs (enablePodUID mounts the API token and grants the pod list); without
-                # them every sharing pod's series reads 0
-                values["dcgmExporter"].update({"hostPID": True, "enablePodUID": True})
+    values.update(_operands(profile))
+    if values["dcgmExporter"]["enabled"] and _shares_gpus(profile) and _exporter_reads(profile, "virtualGpus"):
+        # Without it the exporter keys pods by GPU and each sharing pod overwrites the last: a shared GPU's
+        # series name one of its pods (dcgm-exporter kubernetes.go). The ClusterPolicy has no field for it;
+        # spec.dcgmExporter.env is applied last.
+        values["dcgmExporter"]["env"] = [{"name": "KUBERNETES_VIRTUAL_GPUS", "value": "true"}]
+        exporter_keys = chart.children.get(("dcgmExporter",), set()) if chart else set()
+        if _exporter_reads(profile, "perProcess") and {"hostPID", "enablePodUID"} <= exporter_keys:
+            # each sharing pod's own memory and utilisation (what rightsize sizes shared pools from): the exporter
+            # maps NVML's per-process data to pods through each process's cgroup, so it must see the host's PIDs
+            # and know the pods' UIDs (enablePodUID mounts the API token and grants the pod list); without
+            # them every sharing pod's series reads 0
+            values["dcgmExporter"].update({"hostPID": True, "enablePodUID": True})
     return values
 
 
@@ -112,14 +97,9 @@ def gpucluster_values(profile: Profile) -> dict:
     refuses a GPUCluster with driver.enabled unless driver.nvidiaDriverCRD.enabled, templates/validations.yaml), off
     when the node image has one. The DRA driver's version is the operator release's (draDriver.version).
     """
-    values: dict = {"clusterPolicy": {"deployCR": False}, "gpuCluster": {"deployCR": True}}
+    values: dict = {"clusterPolicy": {"deployCR": False}, "gpuCluster": {"deployCR": True}, "driver": _driver(profile)}
     if profile.owns("driver"):
-        values["driver"] = {"enabled": True, "nvidiaDriverCRD": {"enabled": True, "deployDefaultCR": True},
-                            "upgradePolicy": UPGRADE_POLICY}
-        if profile.operator.driver_version:
-            values["driver"]["version"] = profile.operator.driver_version
-    else:
-        values["driver"] = {"enabled": False}
+        values["driver"]["nvidiaDriverCRD"] = {"enabled": True, "deployDefaultCR": True}
     platform = catalog.platforms()[profile.platform]
     if "hostPaths" in platform["operatorValues"]:  # where the platform's driver sits (GKE); the GPUCluster reads it
         values["hostPaths"] = copy.deepcopy(platform["operatorValues"]["hostPaths"])
@@ -129,14 +109,31 @@ def gpucluster_values(profile: Profile) -> dict:
         # the driver's own chart
         "computeDomains": {"enabled": False},
     }
-    tolerations = pool_tolerations(profile)
-    values["daemonsets"] = {"tolerations": tolerations}
-    values["node-feature-discovery"] = {"worker": {"tolerations": _NFD_BASE_TOLERATIONS + tolerations}}
-    if profile.monitoring == "gke-managed":
-        values["dcgmExporter"] = {"enabled": False}
-    else:
-        values["dcgmExporter"] = {"enabled": True, "serviceMonitor": {"enabled": False}}
+    values.update(_operands(profile))
     return values
+
+
+def _driver(profile: Profile) -> dict:
+    """driver.*: on when the operator owns the driver, with its version if the profile names one and the upgrade
+    policy."""
+    if not profile.owns("driver"):
+        return {"enabled": False}
+    return {"enabled": True, **({"version": profile.operator.driver_version} if profile.operator.driver_version
+                                else {}), "upgradePolicy": UPGRADE_POLICY}
+
+
+def _operands(profile: Profile) -> dict:
+    """What every operand DaemonSet shares, under a ClusterPolicy or a GPUCluster: the pools' tolerations (NFD's
+    worker keeps the chart's own), and dcgm-exporter on with gengpu's monitoring."""
+    tolerations = pool_tolerations(profile)
+    return {
+        "daemonsets": {"tolerations": tolerations},
+        "node-feature-discovery": {"worker": {"tolerations": _NFD_BASE_TOLERATIONS + tolerations}},
+        # GKE's managed DCGM runs its own exporter; two would compete for the GPUs' profiling counters. Otherwise
+        # gengpu writes the ServiceMonitor or scrape job itself (monitoring.yaml), validated and with honorLabels.
+        "dcgmExporter": {"enabled": False} if profile.monitoring == "gke-managed" else
+        {"enabled": True, "serviceMonitor": {"enabled": False}},
+    }
 
 
 def _shares_gpus(profile: Profile) -> bool:
@@ -145,10 +142,8 @@ def _shares_gpus(profile: Profile) -> bool:
 
 def _exporter_reads(profile: Profile, setting: str) -> bool:
     """Whether the dcgm-exporter the profile's operator release deploys reads a setting."""
-    table = catalog.operator()
-    release = table["releases"].get(profile.operator.version) or {}
-    exporter = str(release.get("dcgmExporter", "")).rpartition("-")[2]
-    return bool(exporter) and _version(exporter) >= _version(str(table["dcgmExporterMinFor"][setting]))
+    exporter = catalog.dcgm_exporter_version(profile.operator.version)
+    return bool(exporter) and _version(exporter) >= _version(str(catalog.operator()["dcgmExporterMinFor"][setting]))
 
 
 def _version(text: str) -> tuple[int, ...]:

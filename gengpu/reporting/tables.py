@@ -93,21 +93,22 @@ def changes(chosen: list[dict], stands: list[dict]) -> str:
     standing."""
     if not chosen:
         return "No upstream change matches."
+
+    def fill(text: str, hang: str = "") -> str:  # whole words and paths: never broken at a hyphen
+        return textwrap.indent(textwrap.fill(" ".join(text.split()), 86, subsequent_indent=hang,
+                                             break_on_hyphens=False, break_long_words=False), "  ")
+
     out = []
     for change, standing in zip(chosen, stands):
         head = " ".join(str(x) for x in (change["component"], change.get("chart"), change.get("version")) if x)
         out.append(f"{head}{' (' + change['date'] + ')' if change.get('date') else ''}  [{change['id']}]")
-        out.append(textwrap.indent(textwrap.fill(" ".join(change["what"].split()), 86, break_on_hyphens=False, break_long_words=False), "  "))
+        out.append(fill(change["what"]))
         does = change["gengpu"]
-        parts = ([f"rules {', '.join(does['rules'])}"] if does.get("rules") else []) + \
-            ([f"profile {', '.join(does['profile'])}"] if does.get("profile") else []) + \
-            ([f"writes {does['writes']}"] if does.get("writes") else []) + \
-            ([f"not yet: {does['not']}"] if does.get("not") else [])
-        out.append(textwrap.indent(textwrap.fill("gengpu: " + "; ".join(parts), 86, subsequent_indent="  ",
-                                                 break_on_hyphens=False, break_long_words=False), "  "))
-        out.append(textwrap.indent(textwrap.fill("source: " + " ".join(change["source"].split()), 86,
-                                                 subsequent_indent="  ", break_on_hyphens=False, break_long_words=False), "  "))
-        for name, where in standing.items():
-            out.append(f"  {name}: {where}")
+        parts = [f"{label}{', '.join(does[key]) if isinstance(does[key], list) else does[key]}"
+                 for key, label in (("rules", "rules "), ("profile", "profile "), ("writes", "writes "),
+                                    ("not", "not yet: ")) if does.get(key)]
+        out.append(fill("gengpu: " + "; ".join(parts), "  "))
+        out.append(fill("source: " + change["source"], "  "))
+        out += [f"  {name}: {where}" for name, where in standing.items()]
         out.append("")
     return "\n".join(out).rstrip()

@@ -58,9 +58,10 @@ def gate_problems(chart: str, version: str | None, gates: dict):
         if since is None or vt(since) > vt(judged_at) or check["gate"] not in on:
             continue
         gate, other = check["gate"], check.get("requires") or check["excludes"]
+        where = other if other in gates else gate  # the setting that made the pair: what the user wrote
         if "requires" in check and other not in on:
-            yield (other if other in gates else gate), (f"feature gate {gate} requires {other} to also be enabled, "
-                                                        "so the driver's components exit at start")
+            yield where, f"feature gate {gate} requires {other} to also be enabled, so the driver's components exit " \
+                "at start"
         elif "excludes" in check and other in on:
-            yield (other if other in gates else gate), (f"feature gate {gate} is mutually exclusive with {other}, "
-                                                        "so the driver's components exit at start")
+            yield where, f"feature gate {gate} is mutually exclusive with {other}, so the driver's components exit " \
+                "at start"

@@ -13,14 +13,11 @@ def check(profile, ctx=None):
         elif not profile.operator.enabled:
             yield Hit(at, f"nodePools[{pool.index}] sets allocationPolicy without the GPU Operator: the cloud's own "
                       f"device plugin ({profile.platform}) has no allocation policy")
-        else:
-            release = catalog.operator()["releases"].get(profile.operator.version) or {}
-            plugin = str(release.get("devicePlugin", ""))
-            since = catalog.operator()["devicePluginMinFor"]["allocationPolicy"]
-            if plugin and catalog.version_tuple(plugin) < catalog.version_tuple(since):
-                yield Hit(at, f"nodePools[{pool.index}] sets allocationPolicy, but GPU Operator "
-                          f"{profile.operator.version} runs device plugin {plugin}, which ignores it (the plugin reads "
-                          f"sharedDevicesAllocationPolicy from {since})")
+        elif lacks := catalog.device_plugin_lacks(profile.operator.version, "allocationPolicy"):
+            plugin, since = lacks
+            yield Hit(at, f"nodePools[{pool.index}] sets allocationPolicy, but GPU Operator "
+                      f"{profile.operator.version} runs device plugin {plugin}, which ignores it (the plugin reads "
+                      f"sharedDevicesAllocationPolicy from {since})")
 
 
 RULE = Rule(

@@ -23,7 +23,8 @@ RULE = Rule(
     explanation="NVIDIA's DRA driver (without its DynamicMIG alpha gate) partitions nothing: its kubelet plugin lists "
     "the MIG devices that exist when it starts and publishes them. gengpu has the GPU Operator's MIG manager create "
     "the pool's layout (nvidia.com/mig.config) and starts the plugin once nvidia.com/mig.config.state is success. "
-    "Without the operator, or under its GPUCluster (v26.7.0), no MIG manager runs, and GKE's own MIG (gpu-partition-size) is not available to DRA pools "
+    "Without the operator, or under its GPUCluster (v26.7.0), no MIG manager runs, and GKE's own MIG "
+    "(gpu-partition-size) is not available to DRA pools "
     "(\"Prepare GKE infrastructure for DRA workloads\", limitations), so every MIG claim stays pending.",
     source="NVIDIA/k8s-dra-driver-gpu v25.12.0 cmd/gpu-kubelet-plugin/nvlib.go (GetPerGpuAllocatableDevices, called "
     "once at start); GKE docs 'Prepare GKE infrastructure for DRA workloads'",

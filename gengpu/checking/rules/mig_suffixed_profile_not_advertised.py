@@ -9,13 +9,10 @@ def suffixed(profile_name: str) -> bool:
 
 
 def check(profile, ctx=None):
-    if not profile.operator.enabled:
+    lacks = catalog.device_plugin_lacks(profile.operator.version, "migSuffixedResources")
+    if not profile.operator.enabled or not lacks:
         return
-    release = catalog.operator()["releases"].get(profile.operator.version) or {}
-    plugin = str(release.get("devicePlugin", ""))
-    since = catalog.operator()["devicePluginMinFor"]["migSuffixedResources"]
-    if not plugin or catalog.version_tuple(plugin) >= catalog.version_tuple(since):
-        return
+    plugin, since = lacks
     for pool in profile.node_pools:
         mig = pool.sharing.mig
         if pool.dra or pool.sharing.mode != "mig" or mig is None or mig.strategy != "mixed":

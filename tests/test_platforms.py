@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from gengpu import charts
+from gengpu.compiling import monitoring
 
 REPO = Path(__file__).resolve().parent.parent
 OVERLAYS = REPO / "overlays"
@@ -642,3 +643,29 @@ def test_dcgm_exporter_names_every_pod_of_a_shared_gpu_where_it_can(run, tmp_pat
     assert run("build", "old.yaml", "-o", "out", cwd=tmp_path).exit_code == 0
     values = yaml.safe_load((tmp_path / "out" / "aks-t4-timeslicing" / "gpu-operator-values.yaml").read_text())
     assert values["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": False}}
+
+
+def _alerts_with_up(promtool, tmp_path, job: str) -> str:
+    """promtool's verdict on GPUExporterDown when the one exporter target of `job` is up for 30 minutes."""
+    (tmp_path / "rules.yaml").write_text(monitoring.rules_file())
+    (tmp_path / "test.yaml").write_text(yaml.safe_dump({
+        "rule_files": ["rules.yaml"], "evaluation_interval": "1m",
+        "tests": [{"interval": "1m",
+                   "input_series": [{"series": f'up{{job="{job}", instance="10.0.0.4:9400"}}', "values": "1x30"}],
+                   "alert_rule_test": [{"eval_time": "20m", "alertname": "GPUExporterDown", "exp_alerts": []}]}]}))
+    proc = subprocess.run([promtool, "test", "rules", "test.yaml"], cwd=tmp_path, capture_output=True, text=True)
+    return proc.stdout + proc.stderr if proc.returncode else "quiet"
+
+
+def test_exporter_down_stays_quiet_while_gengpus_own_scrape_job_is_up(promtool, tmp_path):
+    """The job label of an up exporter, as each monitoring mode names it, keeps GPUExporterDown quiet (promtool test
+    rules). The scrape-config job was once called gpu-metrics, and the alert fired for ever."""
+    secret, _ = docs(OVERLAYS / "eks-l4-mps" / "monitoring.yaml")
+    job, = yaml.safe_load(secret["stringData"]["prometheus-additional.yaml"])
+    assert job["job_name"] == "nvidia-dcgm-exporter"
+    assert _alerts_with_up(promtool, tmp_path, job["job_name"]) == "quiet"
+    # A ServiceMonitor's targets take their job from the Service's name (the Prometheus Operator's default without
+    # jobLabel); the GPU Operator names its exporter Service after the app label gengpu selects.
+    sm, _ = docs(OVERLAYS / "aks-t4-timeslicing" / "monitoring.yaml")
+    assert _alerts_with_up(promtool, tmp_path, sm["spec"]["selector"]["matchLabels"]["app"]) == "quiet"
+    assert _alerts_with_up(promtool, tmp_path, "gpu-metrics") != "quiet"  # the old name: the test can fail

@@ -15,6 +15,7 @@ EXPORTER_APP = "nvidia-dcgm-exporter"  # the app label of the GPU Operator's exp
 # nvidia-dcgm-exporter-dra, same port names)
 EXPORTER_APP_GPUCLUSTER = "nvidia-dcgm-exporter-dra"
 EXPORTER_PORT = "gpu-metrics"
+SCRAPE_JOB = "nvidia-dcgm-exporter"  # the job of gengpu's own scrape configs (scrape-config mode, AKS managed GPUs)
 
 RECORDING = [
     ("gpu:utilization:avg", "avg by (node, gpu, UUID, modelName) (DCGM_FI_DEV_GPU_UTIL)"),
@@ -95,7 +96,8 @@ def prometheus_rule(profile: Profile) -> dict:
 def scrape_job(profile: Profile) -> list[dict]:
     m = profile.monitoring_config
     return [{
-        "job_name": "gpu-metrics",
+        # GPUExporterDown watches up{job=~".*dcgm.*"}: the job's name must match it
+        "job_name": SCRAPE_JOB,
         "scrape_interval": m.interval,
         "scrape_timeout": m.scrape_timeout,
         "metrics_path": "/metrics",

@@ -168,6 +168,13 @@ def _layout_or_preset(layout: dict, labels: dict, gpu_id: str | None) -> dict:
     return {"layout": layout}
 
 
+def _plugin_seen(item: Item) -> bool:
+    """The node shows a device plugin at work: an nvidia.com resource in its capacity, or GPU Feature Discovery's
+    labels (GFD runs beside the plugin, in its chart and in the operator)."""
+    return any(str(k).startswith("nvidia.com/") for k in (item.get("status", "capacity") or {})) or any(
+        k.startswith(("nvidia.com/gpu.", "nvidia.com/mig.")) for k in item.labels)
+
+
 def kubernetes_version(snapshot: Snapshot) -> str | None:
     for item in snapshot.nodes:
         m = re.match(r"v?1\.(\d+)", str(item.get("status", "nodeInfo", "kubeletVersion") or ""))
@@ -194,11 +201,28 @@ def profile_of(snapshot: Snapshot, name: str) -> tuple[dict, list[str]]:
         bool(snapshot.clusterpolicies)
     if platform != "gke-autopilot":
         spec["operator"] = {"enabled": operated}
-    spec["nodePools"] = []
+    # AKS's managed GPU stack labels its nodes (AgentBaker cse_config.sh); with the operator too, check says so
+    aks_managed = platform == "aks" and not operated and any(
+        all(i.labels.get(k) == v for k, v in catalog.platforms()["aks"]["managedGpu"]["nodeLabel"].items())
+        for i in snapshot.nodes)
+    if aks_managed:
+        spec["aks"] = {"managedGpu": True}
+    spec["nodePools"], own = [], []
     for group in groups(snapshot, platform):
         pool, more = pool_of(group, platform)
         spec["nodePools"].append(pool)
         notes += more
+        if pool.get("allocation") != "dra" and any(_plugin_seen(i) for i in group.nodes):
+            own.append(pool["name"])
+    if not operated and not aks_managed and platform in ("eks", "aks", "kubernetes") and own:
+        # The nodes advertise GPUs with no operator and no platform plugin: the cluster runs a device plugin gengpu
+        # does not install. Say so in the profile rather than have no-device-plugin call the cluster broken.
+        spec["suppress"] = [{"rule": "no-device-plugin", "pools": own,
+                             "reason": "imported from a cluster whose nodes show NVIDIA's device plugin or GPU Feature "
+                                       "Discovery without the GPU Operator: it runs a device plugin of its own, which "
+                                       "gengpu does not install"}]
+        notes.append("no GPU Operator on the nodes: the cluster's own device plugin stays yours to run "
+                     "(no-device-plugin is suppressed for that reason)")
     notes.append("limits, capacity types, taints and quotas are the team's to set: a snapshot does not show them")
     profile = {"apiVersion": "gengpu.dev/v1alpha1", "kind": "GPUProfile", "metadata": {"name": name}, "spec": spec}
     profile["spec"]["argocd"] = {"repoURL": "https://github.com/example/gitops.git"}

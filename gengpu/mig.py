@@ -70,6 +70,31 @@ def preset_layout(gpu_id: str, preset: str) -> dict | None:
     return None
 
 
+def aks_instance_profile(gpu_id: str, layout: dict) -> tuple[str | None, str]:
+    """AKS's --gpu-instance-profile that gives every GPU this layout, or None and why none does. AKS partitions each
+    GPU into as many instances of one size as fit (platforms.yaml aks.managedGpu.migInstanceProfiles)."""
+    table = profiles(gpu_id)
+    sizes = catalog.platforms()["aks"]["managedGpu"]["migInstanceProfiles"]
+    if not table:
+        return None, f"{gpu_id} has no MIG"
+    if catalog.gpus()[gpu_id]["mig"]["slices"]["compute"] != 7:
+        return None, f"AKS's {', '.join(sizes)} partition GPUs of 7 compute slices (A100, H100, H200), not {gpu_id}"
+    if len(layout) != 1:
+        return None, f"AKS partitions every GPU into one instance size ({', '.join(sizes)}); the layout has {len(layout)}"
+    (name, count), = layout.items()
+    m = _BASE.match(name)
+    if not m or name not in table:
+        return None, f"AKS's {', '.join(sizes)} create no {name} instances (only plain profiles, no +me, -me or +gfx)"
+    key = f"MIG{m.group(1)}g"
+    smallest = min((p for p in table if _BASE.match(p) and _BASE.match(p).group(1) == m.group(1)),
+                   key=lambda p: table[p]["memory"])
+    if name != smallest:
+        return None, f"{key} makes {smallest} instances on {gpu_id}, not {name}"
+    if count != sizes[key]:
+        return None, f"{key} makes {sizes[key]} {name} instance(s) of every GPU, not {count}"
+    return key, ""
+
+
 def check_layout(gpu_id: str, layout: dict) -> Verdict:
     """Decide whether one GPU can hold layout (profile -> count), and where each instance sits."""
     gpu = catalog.gpus()[gpu_id]

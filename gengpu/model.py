@@ -166,6 +166,25 @@ class Profile:
         return self.operator.enabled and self.operator.model != "gpucluster"
 
     @property
+    def aks_managed_gpu(self) -> bool:
+        """AKS's managed GPU node pools (preview): AKS runs the driver, NVIDIA's device plugin, DCGM and its exporter on
+        every GPU node as systemd services (az aks nodepool add --enable-managed-gpu=true)."""
+        return self.platform == "aks" and bool(self.aks.get("managedGpu"))
+
+    def node_device_plugin(self, pool: NodePool) -> str | None:
+        """Who runs a device plugin on the pool's nodes besides the GPU Operator, or None: GKE's own plugin, AKS's
+        managed GPU stack, or the one built into Bottlerocket's NVIDIA variants (a Karpenter pool on a bottlerocket@
+        AMI alias)."""
+        if catalog.platforms()[self.platform]["builtinDevicePlugin"]:
+            return f"{catalog.platforms()[self.platform]['title']}'s own device plugin"
+        if self.aks_managed_gpu:
+            return "AKS's managed GPU stack (spec.aks.managedGpu)"
+        if self.platform == "eks" and pool.provisioner == "karpenter" and \
+                str(self.eks.get("amiAlias", "")).startswith("bottlerocket@"):
+            return "Bottlerocket's NVIDIA variant (spec.eks.amiAlias)"
+        return None
+
+    @property
     def dra_pools(self) -> tuple[NodePool, ...]:
         return tuple(p for p in self.node_pools if p.dra)
 

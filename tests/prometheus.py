@@ -1,6 +1,7 @@
 """A real Prometheus for the tests of `gengpu rightsize`: recorded samples turned into TSDB blocks with `promtool tsdb
 create-blocks-from openmetrics`, and `prometheus` (both built at the pinned version into ./bin by
-scripts/install-tools) serving them on a free loopback port, scraping nothing."""
+scripts/install-tools) serving them on a free loopback port, scraping nothing; or (serve) one running a scrape
+config of gengpu's."""
 
 from __future__ import annotations
 
@@ -35,8 +36,15 @@ def start(work: Path, openmetrics: str) -> Prometheus:
     data = work / "data"
     subprocess.run([str(BIN / "promtool"), "tsdb", "create-blocks-from", "openmetrics", str(recording), str(data)],
                    check=True, capture_output=True)
+    return serve(work, "global:\n  scrape_interval: 1m\n", data)
+
+
+def serve(work: Path, config_text: str, data: Path | None = None) -> Prometheus:
+    """A Prometheus running config_text (a scraping one, for tests of gengpu's scrape configs)."""
+    work.mkdir(parents=True, exist_ok=True)
+    data = data or work / "data"
     config = work / "prometheus.yml"
-    config.write_text("global:\n  scrape_interval: 1m\n", encoding="utf-8")
+    config.write_text(config_text, encoding="utf-8")
     port = _port()
     log = work / "prometheus.log"
     out = log.open("w")

@@ -3,10 +3,13 @@
 service-monitor: a ServiceMonitor and a PrometheusRule for the Prometheus Operator.
 scrape-config: a scrape job in a Secret for additionalScrapeConfigs, and a rules file in a ConfigMap.
 gke-managed: nothing here; GKE's managed DCGM collection scrapes its own exporter.
+On AKS managed GPU pools (no operator) the exporter is AKS's, a host service on port 19400: a ScrapeConfig, or a job,
+finds the nodes by their label instead.
 """
 
 from __future__ import annotations
 
+from gengpu import catalog
 from gengpu.compiling.yamltext import dump
 from gengpu.model import Profile
 
@@ -82,12 +85,12 @@ def service_monitor(profile: Profile) -> dict:
     }
 
 
-def prometheus_rule(profile: Profile) -> dict:
+def prometheus_rule(profile: Profile, namespace: str | None = None) -> dict:
     m = profile.monitoring_config
     return {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",
-        "metadata": {"name": "gengpu-gpu-rules", "namespace": profile.operator.namespace,
+        "metadata": {"name": "gengpu-gpu-rules", "namespace": namespace or profile.operator.namespace,
                      **({"labels": dict(m.labels)} if m.labels else {})},
         "spec": {"groups": rule_groups()},
     }
@@ -115,22 +118,77 @@ def scrape_job(profile: Profile) -> list[dict]:
     }]
 
 
+def _managed_gpu() -> dict:
+    return catalog.platforms()["aks"]["managedGpu"]
+
+
+def _managed_gpu_selector() -> str:
+    """The node label selector of AKS's managed GPU nodes, as service discovery takes it."""
+    return ",".join(f"{k}={v}" for k, v in _managed_gpu()["nodeLabel"].items())
+
+
+def _node_relabels() -> list[tuple[str, str, str | None]]:
+    """(source, target, replacement): scrape the node's InternalIP at the exporter's port, and name the node."""
+    return [("__meta_kubernetes_node_address_InternalIP", "__address__", f"${{1}}:{_managed_gpu()['exporterPort']}"),
+            ("__meta_kubernetes_node_name", "node", None)]
+
+
+def aks_scrape_config(profile: Profile) -> dict:
+    """The Prometheus Operator's ScrapeConfig for AKS's managed dcgm-exporter: a systemd service on each managed GPU
+    node, listening on the node's port 19400, which no Service or pod fronts; node discovery finds it."""
+    m = profile.monitoring_config
+    return {
+        "apiVersion": "monitoring.coreos.com/v1alpha1",
+        "kind": "ScrapeConfig",
+        "metadata": {"name": SCRAPE_JOB, "namespace": m.namespace, **({"labels": dict(m.labels)} if m.labels else {})},
+        "spec": {
+            "jobName": SCRAPE_JOB,
+            "scrapeInterval": m.interval,
+            "scrapeTimeout": m.scrape_timeout,
+            "metricsPath": "/metrics",
+            "kubernetesSDConfigs": [{"role": "Node", "selectors": [{"role": "Node", "label": _managed_gpu_selector()}]}],
+            "relabelings": [{"sourceLabels": [source], "targetLabel": target,
+                             **({"replacement": replacement} if replacement else {}), "action": "replace"}
+                            for source, target, replacement in _node_relabels()],
+        },
+    }
+
+
+def aks_scrape_job(profile: Profile) -> list[dict]:
+    """The same scrape as a plain Prometheus job, for additionalScrapeConfigs."""
+    m = profile.monitoring_config
+    return [{
+        "job_name": SCRAPE_JOB,
+        "scrape_interval": m.interval,
+        "scrape_timeout": m.scrape_timeout,
+        "metrics_path": "/metrics",
+        "kubernetes_sd_configs": [{"role": "node", "selectors": [{"role": "node", "label": _managed_gpu_selector()}]}],
+        "relabel_configs": [{"source_labels": [source], "target_label": target,
+                             **({"replacement": replacement} if replacement else {}), "action": "replace"}
+                            for source, target, replacement in _node_relabels()],
+    }]
+
+
 def rules_file() -> str:
     return dump({"groups": rule_groups()})
 
 
 def kubernetes_objects(profile: Profile) -> dict[str, list[dict]]:
-    if not profile.operator.enabled:
+    managed = profile.aks_managed_gpu and not profile.operator.enabled  # AKS's exporter, not the operator's
+    if not profile.operator.enabled and not managed:
         return {}
     m = profile.monitoring_config
     if m.mode == "service-monitor":
+        if managed:  # no operator namespace: both go where Prometheus is
+            return {"monitoring.yaml": [aks_scrape_config(profile), prometheus_rule(profile, m.namespace)]}
         return {"monitoring.yaml": [service_monitor(profile), prometheus_rule(profile)]}
     if m.mode == "scrape-config":
         return {"monitoring.yaml": [
             {"apiVersion": "v1", "kind": "Secret",
              "metadata": {"name": "gengpu-gpu-scrape-config", "namespace": m.namespace},
              "type": "Opaque",
-             "stringData": {"prometheus-additional.yaml": dump(scrape_job(profile))}},
+             "stringData": {"prometheus-additional.yaml": dump(aks_scrape_job(profile) if managed
+                                                                else scrape_job(profile))}},
             {"apiVersion": "v1", "kind": "ConfigMap",
              "metadata": {"name": "gengpu-gpu-rules", "namespace": m.namespace},
              "data": {"gpu.rules.yaml": rules_file()}},

@@ -31,7 +31,7 @@ def node_labels(profile: Profile, pool: NodePool) -> dict:
                            "cloud.google.com/gke-nvidia-gpu-dra-driver": "true"})
         if profile.operator.enabled:
             labels[OPERATOR_DEVICE_PLUGIN_LABEL] = "false"
-    else:
+    elif not profile.aks_managed_gpu:  # AKS's managed device plugin reads no config
         labels[DEVICE_PLUGIN_LABEL] = pool.name
     if pool.sharing.mode == "mig" and profile.operator.enabled:
         labels[MIG_LABEL] = pool.name

@@ -11,6 +11,7 @@ import shlex
 from gengpu import catalog, overlay_files
 from gengpu.cluster import gpu_counts, mig_layout, nap_gpu_needs, nap_named_limits
 from gengpu.compiling import nodes, own_nodes
+from gengpu.mig import aks_instance_profile
 from gengpu.model import NodePool, Profile
 
 DEFAULT_AMI_ALIAS = "al2023@v20260917"
@@ -181,6 +182,10 @@ def aks_node_auto_provisioning(profile: Profile, pool: NodePool) -> list[dict]:
             "osDiskSizeGB": aks.get("osDiskSizeGB", 128),
         },
     }
+    if profile.aks_managed_gpu:
+        # The AKSNodeClass has no field for it: AKS's node bootstrap reads this VM tag (aks-managed-gpu-nodes.md, "Node
+        # Auto Provisioning node pool"; AgentBaker cse_helpers.sh get_imds_vm_tag_value EnableManagedGPUExperience).
+        nodeclass["spec"]["tags"] = {"EnableManagedGPUExperience": "true"}
     return [nodepool, nodeclass]
 
 
@@ -204,12 +209,13 @@ def aks_nodepool_argv(profile: Profile, pool: NodePool) -> list[tuple[str, ...]]
         ("--cluster-name", cluster),
         ("--name", nodes.aks_pool_name(pool)),
         ("--node-vm-size", pool.instance_types[0]),
-        ("--node-count", "1"),
-        ("--enable-cluster-autoscaler",),
-        ("--min-count", "0"),
-        ("--max-count", str(pool.limits.get("nodes", 3))),
-        ("--labels", *(f"{k}={v}" for k, v in nodes.node_labels(profile, pool).items())),
     ]
+    if profile.aks_managed_gpu:  # no cluster autoscaler on managed GPU pools during the preview
+        options.append(("--node-count", str(pool.limits.get("nodes", 1))))
+    else:
+        options += [("--node-count", "1"), ("--enable-cluster-autoscaler",), ("--min-count", "0"),
+                    ("--max-count", str(pool.limits.get("nodes", 3)))]
+    options.append(("--labels", *(f"{k}={v}" for k, v in nodes.node_labels(profile, pool).items())))
     if taints:
         options.append(("--node-taints", taints))
     if profile.zones:
@@ -218,14 +224,27 @@ def aks_nodepool_argv(profile: Profile, pool: NodePool) -> list[tuple[str, ...]]
         options.append(("--priority", "Spot", "--eviction-policy", "Delete", "--spot-max-price", "-1"))
     if profile.owns("driver"):
         options.append(("--gpu-driver", "none"))  # the GPU Operator installs the driver
+    if profile.aks_managed_gpu:
+        options.append(("--enable-managed-gpu=true",))  # the docs' spelling of the flag and its value
+        layout = mig_layout(pool) if pool.sharing.mode == "mig" and pool.gpu_id else {}
+        size = aks_instance_profile(pool.gpu_id, layout)[0] if layout else None
+        if size:
+            options += [("--gpu-instance-profile", size), ("--gpu-mig-strategy", pool.sharing.mig.strategy.title())]
     options.append(("--os-sku", "AzureLinux" if aks.get("imageFamily") == "AzureLinux" else "Ubuntu"))
     return options
 
 
 def aks_nodepool_script(profile: Profile, pool: NodePool) -> str:
-    return _script([f"Creates the AKS node pool for gengpu pool '{pool.name}'. Run once; VM size and taints",
-                    "cannot be changed later. Node labels select the pool's device-plugin (and MIG) config."],
-                   ["az", "aks", "nodepool", "add"], aks_nodepool_argv(profile, pool))
+    if profile.aks_managed_gpu:
+        comment = [f"Creates the AKS managed GPU node pool for gengpu pool '{pool.name}': AKS runs the driver, NVIDIA's",
+                   "device plugin, DCGM and dcgm-exporter on its nodes. Preview: needs the aks-preview extension",
+                   "(19.0.0b29+) and the ManagedGPUExperiencePreview feature. Run once: VM size, taints and the GPU",
+                   "settings cannot be changed later. AKS does not autoscale managed GPU pools during the preview;",
+                   "scale it with az aks nodepool scale."]
+    else:
+        comment = [f"Creates the AKS node pool for gengpu pool '{pool.name}'. Run once; VM size and taints",
+                   "cannot be changed later. Node labels select the pool's device-plugin (and MIG) config."]
+    return _script(comment, ["az", "aks", "nodepool", "add"], aks_nodepool_argv(profile, pool))
 
 
 def gke_accelerator_flag(profile: Profile, pool: NodePool, machine: str) -> str:

@@ -15,7 +15,9 @@ RULE = Rule(
     "plugin is down or restarting.",
     fix="Look at the node's device-plugin pod (kubectl -n <operator namespace> get pods -o wide --field-selector "
     "spec.nodeName=<node>, then its log): a crash, a config it cannot load, or a restart loop. If it runs and "
-    "reports every GPU unhealthy, check the driver with nvidia-smi on the node.",
+    "reports every GPU unhealthy, check the driver with nvidia-smi on the node. On an AKS managed GPU node the "
+    "plugin is the node's nvidia-device-plugin systemd service (its UnhealthyNvidiaDevicePlugin condition says "
+    "whether it runs): kubectl debug node/<node>, then systemctl status nvidia-device-plugin.",
     explanation="When a device plugin's registration ends (the plugin restarts, crashes or is deleted), the kubelet "
     "marks every device of its resource unhealthy: capacity stays, allocatable drops to 0 until the plugin "
     "registers again. Losing all devices of a resource at the same moment is this, far more often than every GPU "

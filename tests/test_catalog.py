@@ -150,8 +150,8 @@ def test_catalog_changes_cli(run, tmp_path):
         "    CHANGELOG-0.16.md",
     ]
     since = json.loads(run("catalog", "changes", "--since", "2026-08-19", "--output", "json").output)
-    assert [c["id"] for c in since] == ["gpucluster", "allocation-policy", "mig-profile-suffixes", "karpenter-dra",
-                                       "karpenter-crds-1-15"]
+    assert [c["id"] for c in since] == ["gpucluster", "nvidiadriver-upgrade-policy", "allocation-policy",
+                                       "mig-profile-suffixes", "karpenter-dra", "karpenter-crds-1-15"]
     bad = run("catalog", "changes", "--since", "last week")
     assert bad.exit_code == 2 and "--since 'last week' is not a date: write it as YYYY-MM-DD" in bad.output
 

@@ -134,3 +134,29 @@ def test_a_kind_in_its_own_group_and_a_crd_group_of_the_same_first_label_are_lef
     assert not [f for f in _findings(run, tmp_path, volcano) if "api-version-removed" in f]
     job = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: x\nspec: {template: {spec: {containers: []}}}\n"
     assert not [f for f in _findings(run, tmp_path, job) if "api-version-removed" in f]
+
+
+def test_a_value_the_pinned_chart_still_reads_is_not_called_ignored(run, tmp_path):
+    """operator-value-ignored follows the release a HelmRelease pins: driver.nvidiaDriverCRD.nodeSelector steered the
+    default NVIDIADriver up to v26.3.x (templates/nvidiadriver.yaml) and is ignored from v26.7.0 (10ee5b36)."""
+    release = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: gpu-operator
+spec:
+  interval: 1h
+  chart:
+    spec:
+      chart: gpu-operator
+      version: VERSION
+      sourceRef: {kind: HelmRepository, name: nvidia}
+  values:
+    driver:
+      nvidiaDriverCRD:
+        enabled: true
+        nodeSelector: {nvidia.com/gpu.present: "true"}
+"""
+    assert _findings(run, tmp_path, release.replace("VERSION", "v26.3.0")) == []
+    found = _findings(run, tmp_path, release.replace("VERSION", "v26.7.0"))
+    assert [f.split(":")[0] for f in found] == ["16 operator-value-ignored"], found

@@ -615,7 +615,14 @@ def test_a_dra_pool_without_the_operator_still_gets_the_drivers_namespace(repo, 
     for the kubelet plugin), the Application carries the DRA chart and the values reference, and the driver root
     is the node image's."""
     fixture = (REPO / "tests" / "fixtures" / "profiles" / "aks-dra-mps.yaml").read_text()
-    (repo / "profiles" / "aks-dra-mps.yaml").write_text(fixture.replace("    driver: operator\n", "    enabled: false\n"))
+    no_operator = fixture.replace("    driver: operator\n", "    enabled: false\n")
+    (repo / "profiles" / "aks-dra-mps.yaml").write_text(no_operator)
+    # nothing runs a device plugin for the profile's t4 pool now: said, and suppressed where the team runs its own
+    refused = run("build", "profiles/aks-dra-mps.yaml")
+    assert refused.exit_code == 1 and "error no-device-plugin nodePools[1] (t4)" in refused.output, refused.output
+    (repo / "profiles" / "aks-dra-mps.yaml").write_text(no_operator.replace("  argocd:\n", (
+        "  suppress:\n    - rule: no-device-plugin\n      pools: [t4]\n"
+        "      reason: the team installs NVIDIA's device plugin chart for the T4 nodes\n  argocd:\n"), 1))
     assert run("build", "profiles/aks-dra-mps.yaml").exit_code == 0
     overlay = repo / "overlays" / "aks-dra-mps"
     kustomization = yaml.safe_load((overlay / "kustomization.yaml").read_text())

@@ -69,6 +69,12 @@ def version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in str(version).lstrip("v").split(".") if part.isdigit())
 
 
+def chart_has(version: str | None, since: str) -> bool:
+    """The chart version values go to is `since` or later; values that pin none go to gengpu's default release,
+    the newest it knows."""
+    return version is None or version_tuple(version) >= version_tuple(since)
+
+
 def device_plugin_lacks(operator_version: str, feature: str) -> tuple[str, str] | None:
     """(device plugin, first version with the feature) when the GPU Operator release runs a device plugin older than
     the one that first has it (operator.yaml devicePluginMinFor), else None."""

@@ -86,8 +86,8 @@ def aks_instance_profile(gpu_id: str, layout: dict) -> tuple[str | None, str]:
     if not m or name not in table:
         return None, f"AKS's {', '.join(sizes)} create no {name} instances (only plain profiles, no +me, -me or +gfx)"
     key = f"MIG{m.group(1)}g"
-    smallest = min((p for p in table if _BASE.match(p) and _BASE.match(p).group(1) == m.group(1)),
-                   key=lambda p: table[p]["memory"])
+    same_size = [p for p in table if (b := _BASE.match(p)) and b.group(1) == m.group(1)]
+    smallest = min(same_size, key=lambda p: table[p]["memory"])
     if name != smallest:
         return None, f"{key} makes {smallest} instances on {gpu_id}, not {name}"
     if count != sizes[key]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from gengpu import catalog
 
 DEFAULT_TAINTS = ({"key": "nvidia.com/gpu", "effect": "NoSchedule"},)
+DEFAULT_AMI_ALIAS = "al2023@v20260917"  # the schema's spec.eks.amiAlias default
 
 
 @dataclass(frozen=True)
@@ -171,16 +172,21 @@ class Profile:
         every GPU node as systemd services (az aks nodepool add --enable-managed-gpu=true)."""
         return self.platform == "aks" and bool(self.aks.get("managedGpu"))
 
+    @property
+    def ami_alias(self) -> str:
+        """The EKS AMI alias of gengpu's Karpenter pools."""
+        return self.eks.get("amiAlias", DEFAULT_AMI_ALIAS)
+
     def node_device_plugin(self, pool: NodePool) -> str | None:
         """Who runs a device plugin on the pool's nodes besides the GPU Operator, or None: GKE's own plugin, AKS's
         managed GPU stack, or the one built into Bottlerocket's NVIDIA variants (a Karpenter pool on a bottlerocket@
         AMI alias)."""
-        if catalog.platforms()[self.platform]["builtinDevicePlugin"]:
-            return f"{catalog.platforms()[self.platform]['title']}'s own device plugin"
+        platform = catalog.platforms()[self.platform]
+        if platform["builtinDevicePlugin"]:
+            return f"{platform['title']}'s own device plugin"
         if self.aks_managed_gpu:
             return "AKS's managed GPU stack (spec.aks.managedGpu)"
-        if self.platform == "eks" and pool.provisioner == "karpenter" and \
-                str(self.eks.get("amiAlias", "")).startswith("bottlerocket@"):
+        if self.platform == "eks" and pool.provisioner == "karpenter" and self.ami_alias.startswith("bottlerocket@"):
             return "Bottlerocket's NVIDIA variant (spec.eks.amiAlias)"
         return None
 

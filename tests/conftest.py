@@ -39,17 +39,15 @@ def repo(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def fixture_repo(tmp_path, monkeypatch):
-    """make(name): a scratch repo holding one profile of tests/fixtures/profiles, with the real tools."""
-
-    def make(name: str) -> Path:
-        (tmp_path / "profiles").mkdir()
-        shutil.copy(REPO / "tests" / "fixtures" / "profiles" / name, tmp_path / "profiles" / name)
-        monkeypatch.setenv("GENGPU_KUSTOMIZE", str(REPO / "bin" / "kustomize"))
-        monkeypatch.setenv("GENGPU_KUBECONFORM", str(REPO / "bin" / "kubeconform"))
-        return tmp_path
-
-    return make
+def profile_repo(tmp_path, monkeypatch, request):
+    """A scratch repo holding the test module's FIXTURE_PROFILE (a file of tests/fixtures/profiles), with the real
+    tools."""
+    name = request.module.FIXTURE_PROFILE
+    (tmp_path / "profiles").mkdir()
+    shutil.copy(REPO / "tests" / "fixtures" / "profiles" / name, tmp_path / "profiles" / name)
+    monkeypatch.setenv("GENGPU_KUSTOMIZE", str(REPO / "bin" / "kustomize"))
+    monkeypatch.setenv("GENGPU_KUBECONFORM", str(REPO / "bin" / "kubeconform"))
+    return tmp_path
 
 
 @pytest.fixture(autouse=True)

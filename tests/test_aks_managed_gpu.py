@@ -22,22 +22,17 @@ import apiserver
 import prometheus
 
 REPO = Path(__file__).resolve().parent.parent
-PROFILE = REPO / "tests" / "fixtures" / "profiles" / "aks-managed-gpu.yaml"
-
-
-@pytest.fixture
-def repo(fixture_repo):
-    return fixture_repo(PROFILE.name)
+FIXTURE_PROFILE = "aks-managed-gpu.yaml"  # the profile_repo fixture's
 
 
 def _script_lines(path: Path) -> list[str]:
     return [line for line in path.read_text().splitlines() if not line.startswith("#")]
 
 
-def test_managed_pools_are_created_as_the_docs_create_them(run, repo):
-    result = run("build", cwd=repo)
+def test_managed_pools_are_created_as_the_docs_create_them(run, profile_repo):
+    result = run("build", cwd=profile_repo)
     assert result.exit_code == 0, result.output
-    overlay = repo / "overlays" / "aks-managed-gpu"
+    overlay = profile_repo / "overlays" / "aks-managed-gpu"
     # aks-managed-gpu-nodes.md, "Create a managed Multi-Instance GPU (MIG) node pool", Mixed strategy tab:
     # --enable-managed-gpu=true --gpu-instance-profile MIG1g --gpu-mig-strategy Mixed; no cluster autoscaler flags
     # ("Cluster autoscaler isn't supported on managed GPU node pools during preview"), the pool's limits.nodes as
@@ -73,17 +68,17 @@ def test_managed_pools_are_created_as_the_docs_create_them(run, repo):
     assert scrape["spec"]["kubernetesSDConfigs"] == [
         {"role": "Node", "selectors": [{"role": "Node", "label": "kubernetes.azure.com/dcgm-exporter=enabled"}]}]
     # ScrapeConfig (prometheus-operator v0.85.0 CRD), NodePool and AKSNodeClass through the real kubeconform
-    result = run("validate", "--engine", "kubeconform", cwd=repo)
+    result = run("validate", "--engine", "kubeconform", cwd=profile_repo)
     assert result.exit_code == 0, result.output
     assert "no findings" in result.output
 
 
-def test_a_misspelt_scrape_config_field_is_caught(run, repo):
+def test_a_misspelt_scrape_config_field_is_caught(run, profile_repo):
     """The ScrapeConfig schema is strict: the validator would catch gengpu writing a field the CRD lacks."""
-    assert run("build", cwd=repo).exit_code == 0
-    monitoring = repo / "overlays" / "aks-managed-gpu" / "monitoring.yaml"
+    assert run("build", cwd=profile_repo).exit_code == 0
+    monitoring = profile_repo / "overlays" / "aks-managed-gpu" / "monitoring.yaml"
     monitoring.write_text(monitoring.read_text().replace("  scrapeInterval: 15s", "  scrapeIntervall: 15s"))
-    result = run("validate", "--engine", "kubeconform", cwd=repo)
+    result = run("validate", "--engine", "kubeconform", cwd=profile_repo)
     assert result.exit_code == 1 and "scrapeIntervall" in result.output, result.output
 
 
@@ -108,14 +103,14 @@ def _get(url: str) -> dict:
         return json.load(r)
 
 
-def test_prometheus_finds_exactly_the_managed_nodes_exporters(run, repo, tmp_path):
+def test_prometheus_finds_exactly_the_managed_nodes_exporters(run, profile_repo, tmp_path):
     """gengpu's scrape job, run by a real Prometheus against a real API server: of two nodes, only the one AKS
     labels kubernetes.azure.com/dcgm-exporter=enabled is scraped, at its InternalIP on port 19400, with a node label;
     the series it serves arrive, and GPUExporterDown's job matches."""
-    profile = repo / "profiles" / PROFILE.name
+    profile = profile_repo / "profiles" / FIXTURE_PROFILE
     profile.write_text(profile.read_text().replace("mode: service-monitor", "mode: scrape-config"))
-    assert run("build", cwd=repo).exit_code == 0
-    secret, _ = yaml.safe_load_all((repo / "overlays" / "aks-managed-gpu" / "monitoring.yaml").read_text())
+    assert run("build", cwd=profile_repo).exit_code == 0
+    secret, _ = yaml.safe_load_all((profile_repo / "overlays" / "aks-managed-gpu" / "monitoring.yaml").read_text())
     job, = yaml.safe_load(secret["stringData"]["prometheus-additional.yaml"])
     assert job["job_name"] == "nvidia-dcgm-exporter"
 
@@ -200,7 +195,6 @@ spec:
     result = run("validate", "profiles/eks-br.yaml", cwd=tmp_path)
     assert result.exit_code == 1 and "profiles/eks-br.yaml:14:13: error no-device-plugin" in result.output, \
         result.output
-
 
 
 # A managed MIG node as AgentBaker's e2e expects one (e2e/scenario_gpu_managed_experience_test.go at 06836ee2,

@@ -5,23 +5,14 @@ off), no ClusterPolicy ConfigMaps and no second DRA driver release; through the 
 Upstream: NVIDIA/gpu-operator v26.7.0 (10ee5b36) deployments/gpu-operator/values.yaml, templates/gpucluster.yaml,
 templates/validations.yaml; NVIDIA/cloud-native-docs gpu-operator/dra-intro-install.rst (lines 249-281)."""
 
-from pathlib import Path
-
-import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parent.parent
-PROFILE = REPO / "tests" / "fixtures" / "profiles" / "onprem-gpucluster.yaml"
+FIXTURE_PROFILE = "onprem-gpucluster.yaml"  # the profile_repo fixture's
 
 
-@pytest.fixture
-def repo(fixture_repo):
-    return fixture_repo(PROFILE.name)
-
-
-def test_the_operator_makes_a_gpucluster_and_nothing_installs_a_second_dra_driver(run, repo):
-    assert run("build", cwd=repo).exit_code == 0
-    overlay = repo / "overlays" / "onprem-gpucluster"
+def test_the_operator_makes_a_gpucluster_and_nothing_installs_a_second_dra_driver(run, profile_repo):
+    assert run("build", cwd=profile_repo).exit_code == 0
+    overlay = profile_repo / "overlays" / "onprem-gpucluster"
     # no device-plugin or MIG ConfigMap (nothing reads them) and no DRA driver values (no release of its own)
     assert sorted(p.name for p in overlay.iterdir() if p.is_file()) == [
         "gengpu-check-rbac.yaml", "gengpu-cluster.yaml", "gpu-operator-values.yaml", "kustomization.yaml",
@@ -43,36 +34,36 @@ def test_the_operator_makes_a_gpucluster_and_nothing_installs_a_second_dra_drive
     assert monitor["spec"]["selector"] == {"matchLabels": {"app": "nvidia-dcgm-exporter-dra"}}
     cluster = yaml.safe_load((overlay / "gengpu-cluster.yaml").read_text())["cluster"]
     assert cluster["draDriverVersion"] == "" and "draDriverChart" not in cluster
-    result = run("validate", "--engine", "kubeconform", cwd=repo)
+    result = run("validate", "--engine", "kubeconform", cwd=profile_repo)
     assert result.exit_code == 0, result.output
 
 
-def test_a_preinstalled_driver_is_left_alone_and_flux_installs_only_the_operator(run, repo):
-    profile = repo / "profiles" / PROFILE.name
+def test_a_preinstalled_driver_is_left_alone_and_flux_installs_only_the_operator(run, profile_repo):
+    profile = profile_repo / "profiles" / FIXTURE_PROFILE
     profile.write_text(profile.read_text().replace("    model: gpucluster\n", "    model: gpucluster\n"
                                                    "    driver: preinstalled\n    toolkit: preinstalled\n")
                        .replace("  argocd:\n    repoURL: https://github.com/example/gitops.git\n",
                                 "  gitops: flux\n"))
-    result = run("build", cwd=repo)
+    result = run("build", cwd=profile_repo)
     assert result.exit_code == 0, result.output
-    overlay = repo / "overlays" / "onprem-gpucluster"
+    overlay = profile_repo / "overlays" / "onprem-gpucluster"
     values = yaml.safe_load((overlay / "gpu-operator-values.yaml").read_text())
     # dra-intro-install.rst, pre-installed host driver: --set driver.enabled=false
     assert values["driver"] == {"enabled": False}
     docs = [d for p in (overlay / "flux").rglob("*.yaml") for d in yaml.safe_load_all(p.read_text())
             if isinstance(d, dict) and d.get("kind") == "HelmRelease"]
     assert [d["spec"]["chart"]["spec"]["chart"] for d in docs] == ["gpu-operator"]
-    result = run("validate", "--engine", "kubeconform", cwd=repo)
+    result = run("validate", "--engine", "kubeconform", cwd=profile_repo)
     assert result.exit_code == 0, result.output
 
 
-def test_mig_pools_have_no_mig_manager_under_a_gpucluster(run, repo):
-    profile = repo / "profiles" / PROFILE.name
+def test_mig_pools_have_no_mig_manager_under_a_gpucluster(run, profile_repo):
+    profile = profile_repo / "profiles" / FIXTURE_PROFILE
     profile.write_text(profile.read_text().replace(
         "      nodeSelector:\n        node-role.kubernetes.io/gpu: \"\"\n",
         "      nodeSelector:\n        node-role.kubernetes.io/gpu: \"\"\n      sharing:\n        mode: mig\n"
         "        mig:\n          strategy: mixed\n          layout: {3g.40gb: 2}\n"))
-    result = run("validate", "profiles", cwd=repo)
+    result = run("validate", "profiles", cwd=profile_repo)
     assert result.exit_code == 1
     assert "dra-mig-without-mig-manager nodePools[0] hands out MIG devices through NVIDIA's DRA driver, but a " \
         "GPUCluster runs no MIG manager to create them" in result.output

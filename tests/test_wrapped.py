@@ -37,14 +37,8 @@ spec:
 """
 
 
-def test_values_in_an_argo_cd_application_are_checked_at_the_wrappers_lines(run, tmp_path):
-    assert _findings(run, tmp_path, APPLICATION) == [
-        "16 helm-values-unknown-key: Application gpu-operator gpu-operator values: devicePlugins is not a key of the "
-        "gpu-operator chart (v24.9.0 to v26.7.0); Helm ignores it - did you mean devicePlugin?"]
-    # the same values as an object, and as a HelmRelease's
-    as_object = APPLICATION.replace("      values: |\n", "      valuesObject:\n")
-    assert _findings(run, tmp_path, as_object)[0].startswith("16 helm-values-unknown-key: ")
-    release = """\
+# A Flux HelmRelease of the GPU Operator chart at VERSION; its values follow, indented four spaces.
+RELEASE = """\
 apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata:
@@ -54,12 +48,20 @@ spec:
   chart:
     spec:
       chart: gpu-operator
-      version: v26.7.0
+      version: VERSION
       sourceRef: {kind: HelmRepository, name: nvidia}
   values:
-    devicePlugins:
-      enabled: true
 """
+
+
+def test_values_in_an_argo_cd_application_are_checked_at_the_wrappers_lines(run, tmp_path):
+    assert _findings(run, tmp_path, APPLICATION) == [
+        "16 helm-values-unknown-key: Application gpu-operator gpu-operator values: devicePlugins is not a key of the "
+        "gpu-operator chart (v24.9.0 to v26.7.0); Helm ignores it - did you mean devicePlugin?"]
+    # the same values as an object, and as a HelmRelease's
+    as_object = APPLICATION.replace("      values: |\n", "      valuesObject:\n")
+    assert _findings(run, tmp_path, as_object)[0].startswith("16 helm-values-unknown-key: ")
+    release = RELEASE.replace("VERSION", "v26.7.0") + "    devicePlugins:\n      enabled: true\n"
     assert _findings(run, tmp_path, release) == [
         "13 helm-values-unknown-key: HelmRelease gpu-operator gpu-operator values: devicePlugins is not a key of the "
         "gpu-operator chart (v24.9.0 to v26.7.0); Helm ignores it - did you mean devicePlugin?"]
@@ -139,19 +141,7 @@ def test_a_kind_in_its_own_group_and_a_crd_group_of_the_same_first_label_are_lef
 def test_a_value_the_pinned_chart_still_reads_is_not_called_ignored(run, tmp_path):
     """operator-value-ignored follows the release a HelmRelease pins: driver.nvidiaDriverCRD.nodeSelector steered the
     default NVIDIADriver up to v26.3.x (templates/nvidiadriver.yaml) and is ignored from v26.7.0 (10ee5b36)."""
-    release = """\
-apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata:
-  name: gpu-operator
-spec:
-  interval: 1h
-  chart:
-    spec:
-      chart: gpu-operator
-      version: VERSION
-      sourceRef: {kind: HelmRepository, name: nvidia}
-  values:
+    release = RELEASE + """\
     driver:
       nvidiaDriverCRD:
         enabled: true

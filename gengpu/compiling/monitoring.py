@@ -118,55 +118,53 @@ def scrape_job(profile: Profile) -> list[dict]:
     }]
 
 
-def _managed_gpu() -> dict:
-    return catalog.platforms()["aks"]["managedGpu"]
-
-
-def _managed_gpu_selector() -> str:
-    """The node label selector of AKS's managed GPU nodes, as service discovery takes it."""
-    return ",".join(f"{k}={v}" for k, v in _managed_gpu()["nodeLabel"].items())
-
-
-def _node_relabels() -> list[tuple[str, str, str | None]]:
-    """(source, target, replacement): scrape the node's InternalIP at the exporter's port, and name the node."""
-    return [("__meta_kubernetes_node_address_InternalIP", "__address__", f"${{1}}:{_managed_gpu()['exporterPort']}"),
-            ("__meta_kubernetes_node_name", "node", None)]
-
-
-def aks_scrape_config(profile: Profile) -> dict:
-    """The Prometheus Operator's ScrapeConfig for AKS's managed dcgm-exporter: a systemd service on each managed GPU
-    node, listening on the node's port 19400, which no Service or pod fronts; node discovery finds it."""
-    m = profile.monitoring_config
-    return {
-        "apiVersion": "monitoring.coreos.com/v1alpha1",
-        "kind": "ScrapeConfig",
-        "metadata": {"name": SCRAPE_JOB, "namespace": m.namespace, **({"labels": dict(m.labels)} if m.labels else {})},
-        "spec": {
-            "jobName": SCRAPE_JOB,
-            "scrapeInterval": m.interval,
-            "scrapeTimeout": m.scrape_timeout,
-            "metricsPath": "/metrics",
-            "kubernetesSDConfigs": [{"role": "Node", "selectors": [{"role": "Node", "label": _managed_gpu_selector()}]}],
-            "relabelings": [{"sourceLabels": [source], "targetLabel": target,
-                             **({"replacement": replacement} if replacement else {}), "action": "replace"}
-                            for source, target, replacement in _node_relabels()],
-        },
-    }
-
-
 def aks_scrape_job(profile: Profile) -> list[dict]:
-    """The same scrape as a plain Prometheus job, for additionalScrapeConfigs."""
-    m = profile.monitoring_config
+    """The Prometheus job for AKS's managed dcgm-exporter: a systemd service on each managed GPU node, listening on
+    the node's port 19400, which no Service or pod fronts. Node discovery finds the nodes by AKS's label; the job
+    scrapes each InternalIP at that port and names the node."""
+    m, managed = profile.monitoring_config, catalog.platforms()["aks"]["managedGpu"]
+    selector = ",".join(f"{k}={v}" for k, v in managed["nodeLabel"].items())
     return [{
         "job_name": SCRAPE_JOB,
         "scrape_interval": m.interval,
         "scrape_timeout": m.scrape_timeout,
         "metrics_path": "/metrics",
-        "kubernetes_sd_configs": [{"role": "node", "selectors": [{"role": "node", "label": _managed_gpu_selector()}]}],
-        "relabel_configs": [{"source_labels": [source], "target_label": target,
-                             **({"replacement": replacement} if replacement else {}), "action": "replace"}
-                            for source, target, replacement in _node_relabels()],
+        "kubernetes_sd_configs": [{"role": "node", "selectors": [{"role": "node", "label": selector}]}],
+        "relabel_configs": [
+            {"source_labels": ["__meta_kubernetes_node_address_InternalIP"], "target_label": "__address__",
+             "replacement": f"${{1}}:{managed['exporterPort']}", "action": "replace"},
+            {"source_labels": ["__meta_kubernetes_node_name"], "target_label": "node", "action": "replace"},
+        ],
     }]
+
+
+# Where the Prometheus Operator's ScrapeConfig does not simply camelCase a Prometheus config key
+_SCRAPE_CONFIG_KEYS = {"kubernetes_sd_configs": "kubernetesSDConfigs", "relabel_configs": "relabelings"}
+
+
+def _camel(value):
+    """A Prometheus config fragment in the ScrapeConfig's spelling (keys camelCased; discovery roles capitalised)."""
+    if isinstance(value, list):
+        return [_camel(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, v in value.items():
+        first, *rest = key.split("_")
+        name = _SCRAPE_CONFIG_KEYS.get(key, first + "".join(r.title() for r in rest))
+        out[name] = v.title() if key == "role" else _camel(v)
+    return out
+
+
+def aks_scrape_config(profile: Profile) -> dict:
+    """The same job as a Prometheus Operator ScrapeConfig."""
+    m = profile.monitoring_config
+    return {
+        "apiVersion": "monitoring.coreos.com/v1alpha1",
+        "kind": "ScrapeConfig",
+        "metadata": {"name": SCRAPE_JOB, "namespace": m.namespace, **({"labels": dict(m.labels)} if m.labels else {})},
+        "spec": _camel(aks_scrape_job(profile)[0]),
+    }
 
 
 def rules_file() -> str:

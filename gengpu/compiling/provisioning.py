@@ -12,8 +12,6 @@ from gengpu.compiling import nodes, own_nodes
 from gengpu.compiling.pool_scripts import aks_nodepool_script, gke_gpu_sharing, gke_nodepool_script
 from gengpu.model import NodePool, Profile
 
-DEFAULT_AMI_ALIAS = "al2023@v20260917"
-
 
 def _capacity(pool: NodePool) -> list[str]:
     # Spot first: Karpenter and NAP prefer the cheaper capacity when both are allowed.
@@ -129,7 +127,7 @@ def eks_karpenter(profile: Profile, pool: NodePool) -> list[dict]:
         "metadata": {"name": pool.name},
         "spec": {
             # A pinned AL2023 alias: Karpenter gives GPU instances the NVIDIA variant (driver + toolkit).
-            "amiSelectorTerms": [{"alias": eks.get("amiAlias", DEFAULT_AMI_ALIAS)}],
+            "amiSelectorTerms": [{"alias": profile.ami_alias}],
             "role": eks.get("nodeRole", f"KarpenterNodeRole-{cluster}"),
             "subnetSelectorTerms": discovery,
             "securityGroupSelectorTerms": discovery,

@@ -16,9 +16,6 @@ def _problems(pool):
         if pool.provisioner == "node-auto-provisioning":
             yield pool_path(pool, "sharing", "mig"), "asks for MIG from node auto-provisioning, whose AKSNodeClass " \
                 "has no MIG setting (only az aks nodepool add --gpu-instance-profile partitions GPUs)"
-        elif pool.sharing.mig.strategy == "none":
-            yield pool_path(pool, "sharing", "mig", "strategy"), "asks for MIG strategy none, but AKS's managed " \
-                "device plugin runs MIG nodes with --mig-strategy single or mixed (AKS's None means single)"
         elif pool.gpu_id:
             size, why = aks_instance_profile(pool.gpu_id, mig_layout(pool))
             if size is None:
@@ -39,7 +36,7 @@ RULE = Rule(
     summary="A pool asks AKS's managed GPU stack for something it does not do.",
     fix="Keep managed pools to whole GPUs or one MIG size per pool (1g.10gb: 7 is MIG1g on an A100 80GB or H100, "
     "2g.20gb: 3 MIG2g, 3g.40gb: 2 MIG3g, 4g.40gb: 1 MIG4g, 7g.80gb: 1 MIG7g), created with az aks nodepool add "
-    "(provisioner: managed) and strategy single or mixed. For time-slicing, MPS, mixed layouts or DRA, drop "
+    "(provisioner: managed). For time-slicing, MPS, mixed layouts or DRA, drop "
     "spec.aks.managedGpu and run the GPU Operator (or NVIDIA's DRA driver).",
     explanation="A managed GPU pool runs NVIDIA's device plugin as a systemd service AKS writes itself: "
     "`nvidia-device-plugin --pass-device-specs`, with `--mig-strategy single|mixed` on MIG nodes, and no config "

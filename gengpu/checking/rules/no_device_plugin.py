@@ -1,5 +1,4 @@
 from gengpu.checking.rules.base import Hit, Rule, pool_path
-from gengpu.compiling.provisioning import DEFAULT_AMI_ALIAS
 
 
 def check(profile, ctx=None):
@@ -16,7 +15,7 @@ def _and(profile, pool) -> str:
     if profile.platform == "aks":
         return " and spec.aks.managedGpu is not set"
     if profile.platform == "eks" and pool.provisioner == "karpenter":
-        return f" and its AMI ({profile.eks.get('amiAlias', DEFAULT_AMI_ALIAS)}) brings none"
+        return f" and its AMI ({profile.ami_alias}) brings none"
     return ""
 
 

@@ -8,7 +8,7 @@ def check(subject, ctx=None):
     if subject.chart != "gpu-operator" or dig(data, "gpuCluster", "deployCR") is not True:
         return
     since = catalog.operator()["minFor"]["gpuCluster"]
-    if subject.chart_version and catalog.version_tuple(subject.chart_version) < catalog.version_tuple(since):
+    if not catalog.chart_has(subject.chart_version, since):
         return  # helm-values-unknown-key says the chart of that version has no gpuCluster
     if dig(data, "clusterPolicy", "deployCR") is not False:
         said = "clusterPolicy.deployCR is true" if dig(data, "clusterPolicy", "deployCR") is True else \

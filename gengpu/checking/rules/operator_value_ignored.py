@@ -3,22 +3,17 @@ from gengpu.checking.podspecs import dig
 from gengpu.checking.rules.base import HELM_VALUES, Hit, Rule
 
 
-def _at_least(version: str | None, since: str) -> bool:
-    """The chart version the values go to has the change (an unknown version: gengpu's default release, which does)."""
-    return version is None or catalog.version_tuple(version) >= catalog.version_tuple(since)
-
-
 def check(subject, ctx=None):
     if subject.chart != "gpu-operator":
         return
     data, operator = subject.data, catalog.operator()
     for entry in operator.get("ignoredValues", []):
         path = tuple(entry["key"].split("."))
-        if _at_least(subject.chart_version, entry["since"]) and dig(data, *path) not in (None, {}, [], ""):
+        if catalog.chart_has(subject.chart_version, entry["since"]) and dig(data, *path) not in (None, {}, [], ""):
             yield Hit(path, f"{subject.label}: {entry['key']} is ignored from gpu-operator {entry['since']}: "
                       f"{entry['why']}")
     crd = dig(data, "driver", "nvidiaDriverCRD") or {}
-    if _at_least(subject.chart_version, operator["minFor"]["perDriverUpgradePolicy"]) and \
+    if catalog.chart_has(subject.chart_version, operator["minFor"]["perDriverUpgradePolicy"]) and \
             crd.get("enabled") is True and crd.get("deployDefaultCR") is False and \
             dig(data, "driver", "upgradePolicy") not in (None, {}):
         yield Hit(("driver", "upgradePolicy"), f"{subject.label}: driver.upgradePolicy is read by nothing: on the "

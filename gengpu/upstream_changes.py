@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from gengpu.model import Profile
 
 COMPONENTS = ("gpu-operator", "k8s-device-plugin", "dcgm-exporter", "dra-driver", "karpenter-aws", "kueue", "gke",
-              "eks", "aks")
+              "eks", "aks", "argo-cd", "flux")
 PLATFORM_OF = {"gke": ("gke", "gke-autopilot"), "eks": ("eks",), "aks": ("aks",)}
 
 

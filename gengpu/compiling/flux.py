@@ -18,8 +18,8 @@ What the cluster's Flux applies (`flux/`, pointed at by a Kustomization of the c
                         gengpu writes beside the overlay (the same dicts as gpu-operator-values.yaml and
                         dra-driver-values.yaml)
 
-API versions are those of the Flux v2.9 controllers whose CRDs gengpu ships (schemas/crds: source-controller
-v1.9.5, kustomize-controller v1.9.5, helm-controller v1.6.3).
+API versions are those of the Flux controllers whose CRDs gengpu ships (schemas/crds: source-controller
+v1.10.1, kustomize-controller v1.10.1, helm-controller v1.6.3).
 """
 
 from __future__ import annotations

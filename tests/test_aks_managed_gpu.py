@@ -259,3 +259,33 @@ def test_importing_a_cluster_with_its_own_device_plugin_says_so(run, tmp_path):
         "rule": "no-device-plugin", "pools": [pool],
         "reason": "imported from a cluster whose nodes show NVIDIA's device plugin or GPU Feature Discovery without "
                   "the GPU Operator: it runs a device plugin of its own, which gengpu does not install"}]
+
+
+GPU_CLIENT = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: gpu-agent, namespace: monitoring}
+spec:
+  selector: {matchLabels: {app: gpu-agent}}
+  template:
+    metadata: {labels: {app: gpu-agent}}
+    spec:
+      nodeSelector: {nvidia.com/gpu.deploy.client: "true"}
+      containers: [{name: agent, image: registry.example.com/gpu-agent:1.0}]
+"""
+
+
+def test_a_gpu_client_daemonset_on_managed_pools_runs_nowhere(run, profile_repo):
+    """NVIDIA's v26.7.0 release notes tell users to put nvidia.com/gpu.deploy.client=true in a GPU client's
+    nodeSelector; only the GPU Operator (ClusterPolicy mode) sets that label, and this profile runs none."""
+    (profile_repo / "agent.yaml").write_text(GPU_CLIENT)
+    result = run("validate", "--profile", "profiles/" + FIXTURE_PROFILE, "agent.yaml", "--output", "json",
+                 cwd=profile_repo)
+    assert result.exit_code == 1, result.output
+    assert [(f["line"], f["column"], f["rule"], f["message"]) for f in json.loads(result.output)["findings"]] == [
+        (9, 52, "gpu-client-label-unset", "DaemonSet gpu-agent selects nvidia.com/gpu.deploy.client, but profile "
+         "aks-managed-gpu runs no GPU Operator (spec.operator.enabled: false), and only the operator sets it; its pods "
+         "run on no node")]
+    # the same DaemonSet beside a profile that runs the operator's ClusterPolicy (v26.7.0) is what NVIDIA describes
+    clean = run("validate", "--profile", str(REPO / "profiles" / "eks-l4-mps.yaml"), "agent.yaml", cwd=profile_repo)
+    assert "gpu-client" not in clean.output, clean.output

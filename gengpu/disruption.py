@@ -5,8 +5,9 @@ A change is disruptive when applying it restarts, evicts or replaces something t
     pods first (and rebooting where the cloud needs it);
   - a device-plugin config that changes (sharing mode, replicas, renaming): the plugin restarts on the nodes labelled
     with that config and advertises new resources; pods already running keep their devices, new ones see the change;
-  - the driver the GPU Operator installs (its version, or the chart that picks it): the upgrade controller reloads
-    the driver node by node, deleting the GPU pods of each;
+  - the driver the GPU Operator installs (its version, or the operator release, whose driver DaemonSet changes with
+    it): the upgrade controller reloads the driver node by node, deleting the GPU pods of each, or, from GPU Operator
+    v26.7.0 when the driver and its manager stay the same, restarts the driver pods in place on cordoned nodes;
   - a Karpenter node template or node class: every node of the pool has drifted and Karpenter replaces them all,
     within the pool's disruption budgets.
 Limits, weights, disruption settings, monitoring and placement components disrupt nothing and are not listed.
@@ -77,7 +78,8 @@ def _values(objs: dict, name: str) -> dict:
 
 
 def _driver(objs: dict) -> tuple[bool, str | None, str | None]:
-    """(whether the GPU Operator installs the driver, the driver version set, the operator chart version)."""
+    """(whether the GPU Operator installs the driver, the driver version set, the operator chart version that an
+    Argo CD Application or a Flux HelmRelease pins)."""
     values = _values(objs, "gpu-operator-values.yaml")
     driver = values.get("driver") or {}
     chart = None
@@ -86,6 +88,10 @@ def _driver(objs: dict) -> tuple[bool, str | None, str | None]:
             for source in (obj.get("spec") or {}).get("sources") or []:
                 if isinstance(source, dict) and source.get("chart") == "gpu-operator":
                     chart = str(source.get("targetRevision"))
+        elif isinstance(obj, dict) and obj.get("kind") == "HelmRelease":
+            spec = ((obj.get("spec") or {}).get("chart") or {}).get("spec") or {}
+            if spec.get("chart") == "gpu-operator" and spec.get("version"):
+                chart = str(spec["version"])
     return bool(values) and driver.get("enabled", True) is not False, driver.get("version"), chart
 
 
@@ -157,17 +163,38 @@ def _sharing(before: dict, after: dict) -> list[dict]:
             for name in sorted(set(old) & set(new)) if old[name] != new[name]]
 
 
-def _drivers(before: dict, after: dict) -> list[dict]:
+def _drivers(before: dict, after: dict, table: dict | None = None) -> list[dict]:
+    """A new driver, or a new GPU Operator release over the same one. Any operator release changes the driver
+    DaemonSet (its k8s-driver-manager image, its chart label), so its pods are replaced: node by node with their GPU
+    pods deleted, unless both releases stamp the same install digest (same driver and driver manager) and the new
+    one restarts such pods in place (operator.yaml minFor)."""
+    from gengpu.catalog import chart_has, operator
+
     (owned_before, version_before, chart_before), (owned, version, chart) = _driver(before), _driver(after)
-    if not (owned_before and owned):
+    if not (owned_before and owned) or (version_before, chart_before) == (version, chart):
         return []
+    table = table or operator()
+    old, new = table["releases"].get(chart_before or table["default"]), table["releases"].get(chart or table["default"])
     changes = []
     if version_before != version:
         changes.append(f"driver version {version_before or 'the chart default'} -> {version or 'the chart default'}")
-    elif chart_before != chart and not version:
-        changes.append(f"GPU Operator {chart_before} -> {chart}, with the driver its chart picks")
-    if not changes:
-        return []
+    if chart_before != chart:
+        managers = f"k8s-driver-manager {old['driverManager']} -> {new['driverManager']}" \
+            if old and new and old["driverManager"] != new["driverManager"] else None
+        picks = ", with the driver its chart picks" if not version else ""
+        changes.append(f"GPU Operator {chart_before} -> {chart}{picks}" + (f" ({managers})" if managers else ""))
+    same_driver = old and new and (version_before or old["driver"]) == (version or new["driver"])
+    if same_driver and chart_before == chart:
+        return []  # the version written out is the chart's default: the DaemonSet does not change
+    in_place = same_driver and old["driverManager"] == new["driverManager"] and \
+        chart_has(chart_before, table["minFor"]["driverConfigDigest"]) and \
+        chart_has(chart, table["minFor"]["inPlaceDriverRestart"])
+    if in_place:
+        return [{"pool": None, "kind": "driver-restart", "what": "; ".join(changes),
+                 "nodes": "every GPU node whose driver the GPU Operator installs",
+                 "effect": "the upgrade controller cordons each node and restarts its driver pod in place (the same "
+                           "driver and driver manager: the install digest matches); GPU pods keep running, new ones "
+                           "wait until the node is uncordoned"}]
     return [{"pool": None, "kind": "driver-upgrade", "what": "; ".join(changes),
              "nodes": "every GPU node whose driver the GPU Operator installs",
              "effect": "the upgrade controller reloads the driver node by node (driver.upgradePolicy), deleting "

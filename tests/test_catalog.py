@@ -151,7 +151,7 @@ def test_catalog_changes_cli(run, tmp_path):
     ]
     since = json.loads(run("catalog", "changes", "--since", "2026-08-19", "--output", "json").output)
     assert [c["id"] for c in since] == ["gpucluster", "nvidiadriver-upgrade-policy", "gpu-client-label",
-                                       "allocation-policy",
+                                       "in-place-driver-restart", "allocation-policy",
                                        "mig-profile-suffixes", "karpenter-dra", "karpenter-crds-1-15", "argo-cd-crds-3-6",
                                        "flux-crds-1-10"]
     bad = run("catalog", "changes", "--since", "last week")

@@ -207,3 +207,60 @@ def test_a_link_out_of_the_repository_at_the_base_is_not_followed(history, run):
     result = run("diff", "--base", "HEAD", "--exit-code")
     assert (result.exit_code, result.output) == (0, "No changes against HEAD.\n")
     assert not (history.parent / "outside.yaml").exists()
+
+
+def test_a_new_operator_release_over_a_pinned_driver_replaces_the_driver_pods(history, run):
+    """The driver version stays pinned and only the GPU Operator moves (v26.3.0 -> v26.7.0): its driver DaemonSet
+    changes with the release (k8s-driver-manager v0.10.0 -> v0.12.0, values.yaml at both tags), and the driver pods are
+    replaced node by node with their GPU pods deleted. gengpu used to report no disruption here. Pinning the chart's
+    own default driver changes no DaemonSet, and is not reported."""
+    profile = history / "profiles" / "aks-t4-timeslicing.yaml"
+    text = profile.read_text()
+    pinned = "    version: v26.3.0\n    driver: operator\n    driverVersion: 580.95.05\n"
+    profile.write_text(text.replace("    version: v26.7.0\n    driver: preinstalled\n", pinned))
+    assert run("build").exit_code == 0
+    subprocess.run(["git", "add", "-A"], cwd=history, check=True)
+    subprocess.run(["git", "commit", "-qm", "the operator installs a pinned driver"], cwd=history, check=True)
+    profile.write_text(profile.read_text().replace("version: v26.3.0", "version: v26.7.0"))
+    assert run("build").exit_code == 0
+    [found] = json.loads(run("diff", "--base", "HEAD", "--output", "json").output)["disruption"][
+        "aks-t4-timeslicing"]["disruptions"]
+    assert found == {
+        "pool": None, "kind": "driver-upgrade",
+        "what": "GPU Operator v26.3.0 -> v26.7.0 (k8s-driver-manager v0.10.0 -> v0.12.0)",
+        "nodes": "every GPU node whose driver the GPU Operator installs",
+        "effect": "the upgrade controller reloads the driver node by node (driver.upgradePolicy), deleting each "
+                  "node's GPU pods first"}
+
+    subprocess.run(["git", "add", "-A"], cwd=history, check=True)
+    subprocess.run(["git", "commit", "-qm", "v26.7.0"], cwd=history, check=True)
+    profile.write_text(profile.read_text().replace("driverVersion: 580.95.05", "driverVersion: 595.91.07"))
+    assert run("build").exit_code == 0
+    subprocess.run(["git", "add", "-A"], cwd=history, check=True)
+    subprocess.run(["git", "commit", "-qm", "the chart's driver, pinned"], cwd=history, check=True)
+    profile.write_text(profile.read_text().replace("    driverVersion: 595.91.07\n", ""))
+    assert run("build").exit_code == 0
+    report = json.loads(run("diff", "--base", "HEAD", "--output", "json").output)["disruption"]
+    assert report.get("aks-t4-timeslicing", {}).get("disruptions", []) == []
+
+
+def test_an_operator_patch_over_the_same_driver_and_manager_restarts_the_driver_in_place():
+    """From GPU Operator v26.7.0 the upgrade controller restarts a driver pod in place when its install digest (driver
+    and driver-manager images among it) is unchanged (internal/predicates/restart_only.go, PR 2527). gengpu knows no
+    v26.7 patch release yet, so the release table here adds one that keeps v26.7.0's driver and manager."""
+    from gengpu import catalog, disruption
+
+    def side(chart):
+        return {"file gpu-operator-values.yaml": "driver:\n  enabled: true\n",
+                "Application argocd/gpu": {"kind": "Application", "spec": {"sources": [
+                    {"chart": "gpu-operator", "targetRevision": chart}]}}}
+
+    table = dict(catalog.operator())
+    table["releases"] = {**table["releases"], "v26.7.1": table["releases"]["v26.7.0"]}
+    [found] = disruption._drivers(side("v26.7.0"), side("v26.7.1"), table)
+    assert (found["kind"], found["what"]) == ("driver-restart", "GPU Operator v26.7.0 -> v26.7.1, with the driver its "
+                                                                "chart picks")
+    assert found["effect"].startswith("the upgrade controller cordons each node and restarts its driver pod in place")
+    # the same move from v26.3.0, whose pods the v26.7 controller compares by a digest of another driver manager
+    [found] = disruption._drivers(side("v26.3.0"), side("v26.7.1"), table)
+    assert found["kind"] == "driver-upgrade"

@@ -148,6 +148,16 @@ def test_catalog_changes_cli(run, tmp_path):
         "  gengpu: rules api-version-deprecated",
         "  source: kubernetes-sigs/kueue issue 13957, PR 14558 (merged 2026-08-25);",
         "    CHANGELOG-0.16.md",
+        "",
+        "kueue v0.18.0  [kueue-dra-quotas]",
+        "  KueueDRAIntegration (beta, on by default; DynamicResourceAllocation before) charges",
+        "  the devices of a queued pod's ResourceClaimTemplates to quota under the",
+        "  Configuration's resources.deviceClassMappings names; a Workload with an unmapped",
+        "  DeviceClass, or with a ResourceClaim of its own, is marked inadmissible.",
+        "  gengpu: rules kueue-dra-claim-inadmissible",
+        "  source: kubernetes-sigs/kueue v0.19.2 (8eab6877)",
+        "    site/content/en/docs/tasks/manage/setup_dra.md, site/static/examples/dra;",
+        "    pkg/dra/claims.go, pkg/controller/core/workload_controller.go at ff69552e",
     ]
     since = json.loads(run("catalog", "changes", "--since", "2026-08-19", "--output", "json").output)
     assert [c["id"] for c in since] == ["gpucluster", "nvidiadriver-upgrade-policy", "gpu-client-label",

@@ -19,6 +19,24 @@ def nvidia_configs(obj: dict):
             yield base + ("config", i, "opaque", "parameters"), params
 
 
+def request_classes(requests) -> list[tuple[tuple, str]]:
+    """(path under devices.requests, device class) of every request of a ResourceClaim's or a claim template's spec:
+    resource.k8s.io/v1 (exactly.deviceClassName, firstAvailable[].deviceClassName) and v1beta1 (deviceClassName)."""
+    out = []
+    for i, request in enumerate(requests if isinstance(requests, list) else []):
+        if not isinstance(request, dict):
+            continue
+        exactly = request.get("exactly") if isinstance(request.get("exactly"), dict) else {}
+        for path, name in ((("exactly", "deviceClassName"), exactly.get("deviceClassName")),
+                           (("deviceClassName",), request.get("deviceClassName"))):
+            if isinstance(name, str):
+                out.append(((i, *path), name))
+        for j, sub in enumerate(request.get("firstAvailable") or []):
+            if isinstance(sub, dict) and isinstance(sub.get("deviceClassName"), str):
+                out.append(((i, "firstAvailable", j, "deviceClassName"), sub["deviceClassName"]))
+    return out
+
+
 def gate_problems(chart: str, version: str | None, gates: dict):
     """(gate, message) for each feature gate setting NVIDIA's DRA driver refuses at start, at this chart line and
     version (software.yaml draDriver.gates and gateChecks). A version newer than gengpu knows, or none, is judged only

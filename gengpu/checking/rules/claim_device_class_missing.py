@@ -1,5 +1,6 @@
 import re
 
+from gengpu.checking.rules._dra import request_classes
 from gengpu.checking.rules._live import at_item
 from gengpu.checking.rules.base import LIVE_CLUSTER, Rule
 
@@ -7,22 +8,8 @@ DRIVER = re.compile(r"device\.driver\s*==\s*['\"]([^'\"]+)['\"]")
 
 
 def _classes(claim) -> list[tuple[tuple, str]]:
-    """(path, device class) of every request of a ResourceClaim or a claim template's spec: resource.k8s.io/v1
-    (exactly.deviceClassName, firstAvailable[].deviceClassName) and v1beta1 (deviceClassName)."""
-    out = []
-    for i, request in enumerate(claim.sequence("spec", "devices", "requests")):
-        if not isinstance(request, dict):
-            continue
-        exactly = request.get("exactly") if isinstance(request.get("exactly"), dict) else {}
-        for path, name in ((("exactly", "deviceClassName"), exactly.get("deviceClassName")),
-                           (("deviceClassName",), request.get("deviceClassName"))):
-            if isinstance(name, str):
-                out.append((("spec", "devices", "requests", i, *path), name))
-        for j, sub in enumerate(request.get("firstAvailable") or []):
-            if isinstance(sub, dict) and isinstance(sub.get("deviceClassName"), str):
-                out.append((("spec", "devices", "requests", i, "firstAvailable", j, "deviceClassName"),
-                            sub["deviceClassName"]))
-    return out
+    return [(("spec", "devices", "requests", *path), name)
+            for path, name in request_classes(claim.sequence("spec", "devices", "requests"))]
 
 
 def check(cluster, ctx=None):

@@ -72,6 +72,7 @@ def release(doc: Document, data: dict, label: str) -> tuple[list[Subject], list[
             if not any(s.chart == chart for s in subjects):  # values from elsewhere (valuesFrom, valueFiles)
                 # recognised as part of the GPU stack; values rules need the values, which are not here
                 subjects.append(Subject(T.GPU_STACK, doc, data, label, chart=chart, suppressed=suppressions(data),
+                                        chart_version=str(version) if version else None,
                                         why=f"{label} installs the {chart} chart{f' {version}' if version else ''} "
                                             "(no values of its own)"))
             continue

@@ -54,19 +54,8 @@ def selections(overlay):
 
 def operator_releases(overlay, ctx) -> list[tuple[str, str]]:
     """(release, who installs it) for each GPU Operator the files or the profile install: the chart version a Flux
-    HelmRelease or an Argo CD Application pins, or the profile's spec.operator.version."""
-    out = []
-    for s in overlay.subjects:
-        if s.kind != OBJECT or s.data.get("kind") not in ("HelmRelease", "Application"):
-            continue
-        spec = s.data.get("spec") if isinstance(s.data.get("spec"), dict) else {}
-        if s.data["kind"] == "HelmRelease":
-            chart = dig(spec, "chart", "spec")
-            pins = [(chart.get("chart"), chart.get("version"))] if isinstance(chart, dict) else []
-        else:
-            sources = [spec.get("source")] + (spec.get("sources") if isinstance(spec.get("sources"), list) else [])
-            pins = [(src.get("chart"), src.get("targetRevision")) for src in sources if isinstance(src, dict)]
-        out += [(str(version), s.label) for chart, version in pins if chart == "gpu-operator" and version]
+    HelmRelease or an Argo CD Application pins (with values or without), or the profile's spec.operator.version."""
+    out = [(s.chart_version, s.label) for s in overlay.subjects if s.chart == "gpu-operator" and s.chart_version]
     profile = getattr(ctx, "profile", None)
     if profile is not None and profile.operator.enabled:
         out.append((profile.operator.version, f"profile {profile.name}, spec.operator.version"))
@@ -99,7 +88,7 @@ def gpucluster(overlay, ctx) -> str | None:
         if s.kind == HELM_VALUES and s.chart == "gpu-operator" and dig(s.data, "gpuCluster", "deployCR") is True:
             return f"{s.label}, gpuCluster.deployCR: true"
     profile = getattr(ctx, "profile", None)
-    if profile is not None and profile.operator.enabled and profile.operator.model == "gpucluster":
+    if profile is not None and profile.gpucluster:
         return f"profile {profile.name} (spec.operator.model: gpucluster)"
     return None
 
@@ -108,13 +97,14 @@ def old_managers(overlay):
     """(subject, path, manager entry, version) for each manager image the files pin older than the release that
     pauses GPU clients: gpu-operator values (driver.manager.version) or a ClusterPolicy (spec.driver.manager...)."""
     for s in overlay.subjects:
-        base = ("spec",) if s.kind == CLUSTER_POLICY else () if s.kind == HELM_VALUES and s.chart == "gpu-operator" \
-            else None
-        if base is None:
+        if s.kind == CLUSTER_POLICY:
+            base = ("spec",)
+        elif s.kind == HELM_VALUES and s.chart == "gpu-operator":
+            base = ()
+        else:
             continue
         for manager in catalog.operator()["gpuClientLabel"]["managers"]:
             path = base + tuple(manager["values"].split("."))
-            version = dig(s.data, *path)
-            if version and catalog.version_tuple(version) and \
-                    catalog.version_tuple(version) < catalog.version_tuple(manager["since"]):
-                yield s, path, manager, str(version)
+            version = catalog.version_tuple(dig(s.data, *path) or "")
+            if version and version < catalog.version_tuple(manager["since"]):
+                yield s, path, manager, str(dig(s.data, *path))

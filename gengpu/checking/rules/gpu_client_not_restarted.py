@@ -1,3 +1,5 @@
+from itertools import groupby
+
 from gengpu.checking.rules._gpu_client import label, never_set, old_managers, selections
 from gengpu.checking.rules.base import OVERLAY, Hit, Rule
 
@@ -7,10 +9,8 @@ def check(overlay, ctx=None):
     chosen = list(selections(overlay))
     if not chosen or never_set(overlay, ctx):
         return  # gpu-client-label-unset: no node carries the label, so nothing runs to be stopped
-    by_subject = {}
-    for sel in chosen:
-        by_subject.setdefault(id(sel.subject), []).append(sel)
-    for sels in by_subject.values():
+    for _, sels in groupby(chosen, key=lambda sel: id(sel.subject)):  # selections() yields each subject's together
+        sels = list(sels)
         s = sels[0].subject
         usable = [sel for sel in sels if sel.takes_true]
         if not usable:

@@ -176,3 +176,30 @@ def only_known(chart: Chart, values: dict, path: tuple = ()) -> dict:
             value = only_known(chart, value, sub)
         out[key] = value
     return out
+
+
+@functools.cache
+def _parsed(tag: str, file: str) -> dict:
+    return yaml.safe_load((data_path() / "charts" / file).read_text(encoding="utf-8")) or {}
+
+
+def defaults(name: str, version: str | None = None) -> dict:
+    """The chart's own values.yaml at that version (or the newest vendored one before it; the newest without a
+    version), parsed; {} for a chart gengpu does not vendor."""
+    found = [(tag, file) for tag, file in _vendored(name)
+             if version is None or catalog.version_tuple(tag) <= catalog.version_tuple(version)]
+    return _parsed(*found[-1]) if found else {}
+
+
+def coalesce(values, chart_defaults):
+    """Values as Helm sees them over the chart's defaults: maps merge key by key, null deletes a default, anything
+    else replaces it."""
+    if not isinstance(values, dict) or not isinstance(chart_defaults, dict):
+        return chart_defaults if values is None else values
+    out = dict(chart_defaults)
+    for key, value in values.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = coalesce(value, chart_defaults.get(key)) if isinstance(value, dict) else value
+    return out

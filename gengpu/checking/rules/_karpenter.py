@@ -6,9 +6,12 @@ from gengpu.checking.podspecs import dig
 REQUIREMENTS = ("spec", "template", "spec", "requirements")
 GPU_KEYS = ("karpenter.k8s.aws/instance-gpu-count", "karpenter.k8s.aws/instance-gpu-name",
             "karpenter.k8s.aws/instance-gpu-manufacturer", "karpenter.azure.com/sku-gpu-count",
-            "karpenter.azure.com/sku-gpu-name", "karpenter.azure.com/sku-gpu-manufacturer")
+            "karpenter.azure.com/sku-gpu-name", "karpenter.azure.com/sku-gpu-manufacturer",
+            # EKS Auto Mode's own names for them (awsdocs/amazon-eks-user-guide automode/create-node-pool.adoc)
+            "eks.amazonaws.com/instance-gpu-count", "eks.amazonaws.com/instance-gpu-name",
+            "eks.amazonaws.com/instance-gpu-manufacturer")
 TYPE_KEYS = {"node.kubernetes.io/instance-type": "eks", "karpenter.k8s.aws/instance-family": "eks",
-             "karpenter.azure.com/sku-name": "aks"}
+             "eks.amazonaws.com/instance-family": "eks", "karpenter.azure.com/sku-name": "aks"}
 
 
 def requirements(obj: dict):

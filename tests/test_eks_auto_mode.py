@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from gengpu.checking.rules._auto_mode import AutoPool, may_land, requires_auto
+from gengpu.model import Taint
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 RULE = "eks-auto-mode-gpu-stack-duplicate"
@@ -107,7 +108,7 @@ def test_placement_is_read_against_what_the_pool_fixes(run, tmp_path, placement,
 
 def test_a_taint_the_daemonset_does_not_tolerate_keeps_it_off():
     pool = AutoPool(None, "gpu", {"eks.amazonaws.com/compute-type": {"auto"}},
-                    [{"key": "team", "value": "ml", "effect": "NoSchedule"}])
+                    [Taint("team", "NoSchedule", "ml")])
     assert not may_land({"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}]}, pool)
     assert may_land({"tolerations": [{"key": "team", "operator": "Equal", "value": "ml"}]}, pool)
     assert may_land({"tolerations": [{"operator": "Exists"}]}, pool)
@@ -151,3 +152,17 @@ def test_requires_auto_only_when_every_term_binds_to_auto_mode():
         "matchExpressions": [dict(other, values=["gpu"])]}
     assert requires_auto(spec, [pool])
     assert not requires_auto({}, [pool])
+
+
+def test_nvidias_sample_clusterpolicy_beside_the_tutorial_pool(run, tmp_path):
+    # gpu-operator v26.7.0 config/samples/v1_clusterpolicy.yaml (from the corpus): devicePlugin enabled, no
+    # daemonsets tolerations; the tutorial's pool is untainted and does not label its nodes operands=false.
+    sample = (CORPUS / "nvidia" / "gpu-operator-v1_clusterpolicy.yaml").read_text()
+    (tmp_path / "case.yaml").write_text(AWS_GPU_POOL + "---\n" + sample)
+    result = run("validate", "case.yaml", "--output", "json", cwd=tmp_path)
+    [found] = [f for f in json.loads(result.output)["findings"] if f["rule"] == RULE]
+    assert found["message"].startswith("ClusterPolicy gpu-cluster-policy can run the NVIDIA driver container and the "
+                                       "NVIDIA device plugin on the nodes of NodePool gpu: ")
+    tainted = AWS_GPU_POOL.replace("      terminationGracePeriod", "      taints:\n        - key: nvidia.com/gpu\n"
+                                   "          effect: NoSchedule\n      terminationGracePeriod")
+    assert RULE not in [r for r, _ in _findings(run, tmp_path, tainted + "---\n" + sample)]  # nothing tolerates it

@@ -9,6 +9,10 @@ import re
 GPU_RESOURCE = re.compile(r"^(nvidia\.com/|alpha\.kubernetes\.io/nvidia-gpu$|nos\.nebuly\.ai/|[^/]+/.*gpu)")
 
 
+# Where a pod spec keeps its required node-affinity terms (any one must hold; each a list of matchExpressions).
+REQUIRED_TERMS = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+
+
 def dig(data, *path):
     """The value at path in plain data, or None where a step is missing or not a mapping."""
     for part in path:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gengpu.checking.podspecs import dig
+from gengpu.checking.podspecs import REQUIRED_TERMS, dig
 from gengpu.checking.rules._karpenter import launches_gpus, requirements
+from gengpu.checking.rules._pods import tolerates
 from gengpu.checking.targets import KARPENTER_NODEPOOL
+from gengpu.model import Taint
 
 GROUP = "eks.amazonaws.com"  # nodeClassRef.group of an Auto Mode NodePool (its NodeClass, eks.amazonaws.com/v1)
 COMPUTE_TYPE = "eks.amazonaws.com/compute-type"  # "auto" on every Auto Mode node
@@ -29,7 +31,7 @@ class AutoPool:
     subject: object
     name: str
     labels: dict  # key -> the values it can have (present for sure)
-    taints: list
+    taints: list  # Taints that keep pods off (NoSchedule, NoExecute)
 
     def values(self, key: str):
         """The values a node of the pool can have for key: a set (present), UNKNOWN, or an empty tuple (absent)."""
@@ -64,8 +66,9 @@ def auto_pools(overlay, gpus: bool = True) -> list[AutoPool]:
         for key, value in (template.items() if isinstance(template, dict) else []):
             labels[str(key)] = {str(value)}
         taints = dig(data, "spec", "template", "spec", "taints")
-        pools.append(AutoPool(s, name, labels, [t for t in taints or [] if isinstance(t, dict)
-                                                and t.get("effect") in ("NoSchedule", "NoExecute")]))
+        pools.append(AutoPool(s, name, labels, [
+            Taint(str(t.get("key")), t["effect"], None if t.get("value") is None else str(t["value"]))
+            for t in taints or [] if isinstance(t, dict) and t.get("effect") in ("NoSchedule", "NoExecute")]))
     return pools
 
 
@@ -90,8 +93,7 @@ def _possible(expr: dict, pool: AutoPool) -> bool:
 
 def _terms(spec: dict) -> list[list[dict]]:
     """The required node affinity's terms (any one must hold), each a list of expressions (all must hold)."""
-    terms = dig(spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
-                "nodeSelectorTerms")
+    terms = dig(spec, *REQUIRED_TERMS)
     return [[e for e in t.get("matchExpressions") or [] if isinstance(e, dict)]
             for t in terms or [] if isinstance(t, dict)]
 
@@ -102,17 +104,6 @@ def _selector(spec: dict) -> list[dict]:
         if isinstance(selector, dict) else []
 
 
-def _tolerated(taint: dict, tolerations) -> bool:
-    for t in tolerations or []:
-        if not isinstance(t, dict) or t.get("effect") not in (None, "", taint.get("effect")):
-            continue
-        if t.get("operator") == "Exists" and t.get("key") in (None, "", taint.get("key")):
-            return True
-        if t.get("key") == taint.get("key") and str(t.get("value", "")) == str(taint.get("value", "")):
-            return True
-    return False
-
-
 def may_land(spec: dict, pool: AutoPool) -> bool:
     """Whether a pod with this spec (nodeSelector, required node affinity, tolerations) could run on a node of pool."""
     if not all(_possible(e, pool) for e in _selector(spec)):
@@ -120,7 +111,7 @@ def may_land(spec: dict, pool: AutoPool) -> bool:
     terms = _terms(spec)
     if terms and not any(all(_possible(e, pool) for e in term) for term in terms):
         return False
-    return all(_tolerated(taint, spec.get("tolerations")) for taint in pool.taints)
+    return all(tolerates(spec.get("tolerations"), taint) for taint in pool.taints)
 
 
 def _only(exprs: list[dict], key: str, allowed: set) -> bool:

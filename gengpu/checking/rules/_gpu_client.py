@@ -6,11 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gengpu import catalog
-from gengpu.checking.podspecs import dig
+from gengpu.checking.podspecs import REQUIRED_TERMS, dig
 from gengpu.checking.rules.base import CLUSTER_POLICY, HELM_VALUES, OBJECT
 from gengpu.checking.subjects import pod_specs
-
-REQUIRED = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
 
 
 def label() -> str:
@@ -42,13 +40,13 @@ def selections(overlay):
             selector = spec.get("nodeSelector")
             if isinstance(selector, dict) and key in selector:
                 yield Selection(subject, path + ("nodeSelector", key), "nodeSelector", "In", (str(selector[key]),))
-            terms = dig(spec, *REQUIRED)
+            terms = dig(spec, *REQUIRED_TERMS)
             for t, term in enumerate(terms if isinstance(terms, list) else []):
                 exprs = term.get("matchExpressions") if isinstance(term, dict) else None
                 for e, expr in enumerate(exprs if isinstance(exprs, list) else []):
                     if isinstance(expr, dict) and expr.get("key") == key:
                         values = expr.get("values") if isinstance(expr.get("values"), list) else []
-                        yield Selection(subject, path + REQUIRED + (t, "matchExpressions", e, "key"), "affinity",
+                        yield Selection(subject, path + REQUIRED_TERMS + (t, "matchExpressions", e, "key"), "affinity",
                                         str(expr.get("operator")), tuple(str(v) for v in values))
 
 

@@ -15,7 +15,7 @@ def _stack() -> set:
     return set(catalog.software()["draDriver"]["eksAutoMode"]["components"])
 
 
-def _chart_spec(subject) -> dict | None:
+def _chart_spec(subject) -> dict:
     """The node agent's placement a chart's values give (over the chart's defaults at the pinned version)."""
     merged = charts.coalesce(subject.data if subject.kind == HELM_VALUES else {},
                              charts.defaults(subject.chart, subject.chart_version))
@@ -24,17 +24,19 @@ def _chart_spec(subject) -> dict | None:
 
 
 def _operator(subject) -> tuple[dict, list[str]] | None:
-    """The tolerations of a GPU Operator's operands and the node agents it runs that Auto Mode runs too."""
+    """Where a GPU Operator's operands may run, and the node agents it runs that Auto Mode runs too. Its operands
+    select the nvidia.com/gpu.deploy.* labels it puts on every GPU node but those labelled operands=false."""
     if subject.kind == CLUSTER_POLICY:
-        spec = subject.data.get("spec") if isinstance(subject.data.get("spec"), dict) else {}
-        merged = {"driver": spec.get("driver") or {}, "devicePlugin": spec.get("devicePlugin") or {},
-                  "daemonsets": spec.get("daemonsets") or {}}
+        merged = subject.data.get("spec") if isinstance(subject.data.get("spec"), dict) else {}
     else:
         merged = charts.coalesce(subject.data if subject.kind == HELM_VALUES else {},
                                  charts.defaults("gpu-operator", subject.chart_version))
     running = [name for key, name in (("driver", "NVIDIA driver container"), ("devicePlugin", "NVIDIA device plugin"))
                if dig(merged, key, "enabled") not in (False, "false")]
-    return ({"tolerations": dig(merged, "daemonsets", "tolerations") or []}, running) if running else None
+    kept = {"nodeSelectorTerms": [{"matchExpressions": [{"key": OPERANDS, "operator": "NotIn", "values": ["false"]}]}]}
+    placed = {"tolerations": dig(merged, "daemonsets", "tolerations") or [],
+              "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": kept}}}
+    return (placed, running) if running else None
 
 
 def _candidates(overlay):
@@ -60,8 +62,7 @@ def check(overlay, ctx=None):
     if not pools:
         return
     for subject, path, spec, running in _candidates(overlay):
-        operator = subject.kind == CLUSTER_POLICY or subject.chart == "gpu-operator"
-        landing = [p for p in pools if may_land(spec, p) and not (operator and p.labels.get(OPERANDS) == {"false"})]
+        landing = [p for p in pools if may_land(spec, p)]
         if not landing:
             continue
         names = ", ".join(p.subject.label for p in landing)

@@ -4,7 +4,8 @@
 //	celcheck SCHEMA_DIR < objects.jsonl > verdicts.jsonl
 //
 // Each input line is {"id": N, "schema": "nodepool-karpenter-v1.json", "object": {...}}; SCHEMA_DIR holds the
-// openAPIV3Schema of each CRD version as written upstream (gengpu's schemas/cel, from scripts/sync-schemas).
+// openAPIV3Schema of each CRD version as written upstream (gengpu's schemas/cel, from scripts/sync-schemas). A line
+// may carry the schema itself as "inline" (a CRD of the repository being checked), compiled once under its name.
 // Each output line is {"id": N, "errors": [{"field": "spec.x", "type": "...", "detail": "..."}]}, or
 // {"id": N, "fatal": "..."} when the schema or the object cannot be used. Objects are defaulted from their
 // schema first, as the API server does on create; transition rules (oldSelf) do not apply to a new object.
@@ -23,6 +24,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 )
 
@@ -30,6 +32,8 @@ type request struct {
 	ID     int                    `json:"id"`
 	Schema string                 `json:"schema"`
 	Object map[string]interface{} `json:"object"`
+	// Inline: the schema itself (a CRD a repository carries), compiled once under the name Schema
+	Inline json.RawMessage `json:"inline,omitempty"`
 }
 
 type celError struct {
@@ -50,10 +54,13 @@ type compiled struct {
 	err        error
 }
 
-func compile(dir, name string) compiled {
-	data, err := os.ReadFile(filepath.Join(dir, filepath.Base(name)))
-	if err != nil {
-		return compiled{err: err}
+func compile(dir, name string, inline []byte) compiled {
+	data := inline
+	if len(data) == 0 {
+		var err error
+		if data, err = os.ReadFile(filepath.Join(dir, filepath.Base(name))); err != nil {
+			return compiled{err: err}
+		}
 	}
 	var props apiextensionsv1.JSONSchemaProps
 	if err := json.Unmarshal(data, &props); err != nil {
@@ -82,13 +89,15 @@ func main() {
 	out := json.NewEncoder(os.Stdout)
 	for in.Scan() {
 		var req request
-		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+		// As the API server decodes a request: a whole number is an int64, not encoding/json's float64 (CEL
+		// rules that compare integers fail on a float: "expected int, got float64").
+		if err := utiljson.Unmarshal(in.Bytes(), &req); err != nil {
 			_ = out.Encode(verdict{ID: -1, Fatal: err.Error()})
 			continue
 		}
 		c, ok := cache[req.Schema]
 		if !ok {
-			c = compile(dir, req.Schema)
+			c = compile(dir, req.Schema, req.Inline)
 			cache[req.Schema] = c
 		}
 		v := verdict{ID: req.ID, Errors: []celError{}}

@@ -117,7 +117,8 @@ class Baseline:
 
 
 def render(findings: list[Finding]) -> str:
-    findings = [f for f in findings if f.severity != "info"]  # never failed CI: nothing to accept
+    # never failed CI: nothing to accept; but advice is recorded, as it is a warning in a run whose files show why
+    findings = [f for f in findings if f.severity != "info" or f.needs]
     ids = Identities()
     prints = [fingerprint(f, ids) for f in findings]
     counts = Counter(prints)
@@ -199,7 +200,8 @@ def apply(findings: list[Finding], base: Baseline, scope: list[str]) -> tuple[li
     out, accepted = [], 0
     ids = Identities()
     for f in findings:
-        fp = fingerprint(f, ids) if f.severity != "info" else ""
+        # advice the files of this run show no consequence of (checking/consequences.py) is still the finding
+        fp = fingerprint(f, ids) if f.severity != "info" or f.needs else ""
         if left.get(fp, 0) > 0:
             left[fp] -= 1
             accepted += 1

@@ -16,6 +16,8 @@ class Finding:
     rule: str
     message: str
     fix: str = field(default="", compare=False)
+    # advice: what must also be in the files for this to be a warning (checking/consequences.py); "" for none
+    needs: str = field(default="", compare=False, repr=False)
 
     @property
     def is_error(self) -> bool:

@@ -26,6 +26,18 @@ spec:
         - name: exporter
           image: nvcr.io/nvidia/k8s/dcgm-exporter:4.5.2-4.8.1-distroless
 """
+# a rule that reads the exporter's pod label: what makes the exporter's missing pod labels a warning, not advice
+ALERTS = """apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: gpu-per-pod
+spec:
+  groups:
+    - name: gpu
+      rules:
+        - alert: GPUIdleInPod
+          expr: avg by (namespace, pod) (DCGM_FI_DEV_GPU_UTIL) < 5
+"""
 PLUGIN = """version: v1
 sharing:
   timeSlicing:
@@ -42,6 +54,7 @@ def old(tmp_path):
     (tmp_path / "manifests").mkdir()
     (tmp_path / "manifests" / "dcgm.yaml").write_text(EXPORTER)
     (tmp_path / "manifests" / "plugin.yaml").write_text(PLUGIN)
+    (tmp_path / "manifests" / "alerts.yaml").write_text(ALERTS)
     return tmp_path
 
 

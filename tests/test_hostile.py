@@ -35,13 +35,18 @@ def validate(run, tmp_path, name, content):
 BOMB = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 10))
 
+# Each in a file gengpu judges (a device-plugin config, or a Kubernetes object for tags of other tools): the same
+# YAML in a file of another tool is not gengpu's to judge (test_hostile_yaml_of_another_tool_is_not_judged).
 CASES = {
-    "tag-int": ("a: !!int abc\n", [("yaml-tag", "1:4", "'abc' is not a valid !!int value")]),
-    "tag-float": ("a: !!float x\n", [("yaml-tag", "1:4", "'x' is not a valid !!float value")]),
-    "tag-bool": ("a: !!bool maybe\n", [("yaml-tag", "1:4", "'maybe' is not a valid !!bool value")]),
-    "tag-custom": ("a: !Ref x\n", [("yaml-tag", "1:4", "unknown tag '!Ref'")]),
-    "tag-on-a-list": ("a: !!map [1]\n", [("yaml-tag", "1:4", "a list cannot carry the tag 'tag:yaml.org,2002:map'")]),
-    "merge-scalar": ("a: {<<: x}\n", [("yaml-merge", "1:9", "a merge key (<<) needs a mapping or a list of mappings")]),
+    "tag-int": ("sharing: !!int abc\n", [("yaml-tag", "1:10", "'abc' is not a valid !!int value")]),
+    "tag-float": ("sharing: !!float x\n", [("yaml-tag", "1:10", "'x' is not a valid !!float value")]),
+    "tag-bool": ("sharing: !!bool maybe\n", [("yaml-tag", "1:10", "'maybe' is not a valid !!bool value")]),
+    "tag-custom": ("apiVersion: v1\nkind: ConfigMap\nmetadata: !Ref x\n",
+                   [("yaml-tag", "3:11", "unknown tag '!Ref'")]),
+    "tag-on-a-list": ("sharing: !!map [1]\n",
+                      [("yaml-tag", "1:10", "a list cannot carry the tag 'tag:yaml.org,2002:map'")]),
+    "merge-scalar": ("sharing: {<<: x}\n", [("yaml-merge", "1:15", "a merge key (<<) needs a mapping or a list of "
+                                                                  "mappings")]),
     "alias-bomb": (BOMB, [("yaml-limit", "4:5", "the document expands to more than 100000 values through aliases "
                                                  "(an alias bomb?)")]),
     "alias-bomb-in-configmap": (
@@ -57,9 +62,19 @@ CASES = {
                                ("object-malformed", "15:1", "document 3 is a list, not a Kubernetes object")]),
     "invalid-utf8": (b"version: v1\n# caf\xe9\nflags: {}\n",
                      [("file-unreadable", "2:6", "byte 0xe9 is not UTF-8 text")]),
-    "duplicate-key": ("a: 1\nb: 2\na: 3\n", [("yaml-duplicate-key", "3:1", "duplicate key 'a' (the first one is on "
-                                                                          "line 1)")]),
+    "duplicate-key": ("sharing: 1\nflags: 2\nsharing: 3\n",
+                      [("yaml-duplicate-key", "3:1", "duplicate key 'sharing' (the first one is on line 1)")]),
 }
+
+
+@pytest.mark.parametrize("text", ["a: !!int abc\n", "script: !reference [.setup, script]\n", "a: {<<: x}\n",
+                                  "a: 1\nb: 2\na: 3\n", "docs: [1, 2\n"])
+def test_hostile_yaml_of_another_tool_is_not_judged(run, tmp_path, text):
+    """YAML that no Kubernetes tool or NVIDIA parser reads (a GitLab CI file's !reference, an app's config): not
+    gengpu's to judge, whatever is wrong in it; one line says so."""
+    assert validate(run, tmp_path, "ci.yaml", text) == [
+        ("not-recognized", "0:0", "1 of 1 file(s) hold nothing gengpu judges (files of other tools: 1); "
+                                  "`gengpu validate -v` says what each was taken for")]
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -122,10 +137,9 @@ def test_a_gpu_configmap_whose_value_is_no_config_is_an_error(run, tmp_path, val
 
 
 def test_any_other_configmap_is_just_data(run, tmp_path):
+    """A Kubernetes object gengpu checks (its schema) and finds nothing GPU-related in: nothing to say."""
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-settings\ndata:\n  any: 'a: [b'\n"
-    assert validate(run, tmp_path, "cm.yaml", text) == [
-        ("not-recognized", "0:0", "no profile, device-plugin or mig-parted config, ClusterPolicy or GPU workload "
-                                  "found")]
+    assert validate(run, tmp_path, "cm.yaml", text) == []
 
 
 def test_a_negative_gpu_quantity_is_an_error(run, tmp_path):

@@ -84,6 +84,34 @@ def test_a_cel_rule_of_the_crd_is_evaluated_by_the_api_servers_code(run, tmp_pat
     assert findings(run, tmp_path, near_miss) == []
 
 
+NIMSERVICE = """\
+apiVersion: apps.nvidia.com/v1alpha1
+kind: NIMService
+metadata:
+  name: llm
+spec:
+  image: {repository: nvcr.io/nim/meta/llama-3.2-1b-instruct, tag: "1.12.0"}
+  authSecret: ngc-api-secret
+  storage:
+    nimCache: {name: llm}
+  replicas: 1
+  resources:
+    limits:
+      nvidia.com/gpu: 1
+  expose:
+    service: {type: ClusterIP, port: 8000}
+"""
+
+
+def test_integers_reach_cel_rules_as_integers(run, tmp_path):
+    """celcheck decodes an object as the API server does: 1 is an int64, so rules over integers evaluate (they
+    failed with "expected int, got float64", on every NIMService that sets replicas: NVIDIA's samples, issue 48)."""
+    assert findings(run, tmp_path, NIMSERVICE) == []
+    autoscaled = NIMSERVICE + "  scale:\n    enabled: true\n    hpa: {minReplicas: 1, maxReplicas: 2}\n"
+    assert findings(run, tmp_path, autoscaled) == [
+        ("object-cel", "5:1", "NIMService llm at /spec: spec.replicas cannot be set when spec.scale.enabled is true")]
+
+
 def test_without_celcheck_gengpu_says_what_it_skipped(run, tmp_path, monkeypatch):
     from gengpu.checking import cel
 

@@ -58,9 +58,12 @@ class _Checker:
             self.proc.kill()
             self.proc.wait()
 
-    def check(self, schema_name: str, data: dict) -> list[dict]:
+    def check(self, schema_name: str, data: dict, inline: dict | None = None) -> list[dict]:
         self.count += 1
-        self.proc.stdin.write(json.dumps({"id": self.count, "schema": schema_name, "object": data}) + "\n")
+        request = {"id": self.count, "schema": schema_name, "object": data}
+        if inline is not None:
+            request["inline"] = inline
+        self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
@@ -75,8 +78,9 @@ _checker: _Checker | None = None
 _missing: str | None = None
 
 
-def errors(schema_name: str, data: dict) -> list[dict] | None:
-    """The CEL errors of an object, or None when celcheck is not installed."""
+def errors(schema_name: str, data: dict, inline: dict | None = None) -> list[dict] | None:
+    """The CEL errors of an object, or None when celcheck is not installed. inline: the schema as written, for a
+    CRD gengpu does not ship (the repository's own), named uniquely by schema_name."""
     global _checker, _missing
     if _missing is not None:
         return None
@@ -86,12 +90,13 @@ def errors(schema_name: str, data: dict) -> list[dict] | None:
         except UsageError as exc:
             _missing = str(exc)
             return None
-    return _checker.check(schema_name, data)
+    return _checker.check(schema_name, data, inline)
 
 
-def findings(doc, file: str, data: dict, label: str, schema_name: str, rules) -> list[Finding]:
+def findings(doc, file: str, data: dict, label: str, schema_name: str, rules,
+             inline: dict | None = None) -> list[Finding]:
     """object-cel findings at their fields, or one object-cel-not-evaluated when celcheck is missing."""
-    found = errors(schema_name, data)
+    found = errors(schema_name, data, inline)
     if found is None:
         rule = rules["object-cel-not-evaluated"]
         return [Finding(file, 0, 0, rule.severity, rule.id, f"{label}: CEL rules not evaluated: {_missing}", rule.fix)]
@@ -99,12 +104,12 @@ def findings(doc, file: str, data: dict, label: str, schema_name: str, rules) ->
     out = []
     for error in found:
         path = parse_field(error["field"])
-        line, col = doc.position(path) if doc is not None else (1, 1)
+        at, line, col = doc.where(path) if doc is not None else (file, 1, 1)
         # A rule over a map names the offending key ('label "karpenter.sh/nodepool" is restricted'): point at it.
         for key in re.findall(r'"([^"]+)"', error["detail"]):
-            if doc is not None and doc.position(path + (key,), key=True) != (line, col):
-                line, col = doc.position(path + (key,), key=True)
+            if doc is not None and doc.where(path + (key,), key=True) != (at, line, col):
+                at, line, col = doc.where(path + (key,), key=True)
                 break
-        out.append(Finding(file, line, col, rule.severity, rule.id,
+        out.append(Finding(at, line, col, rule.severity, rule.id,
                            f"{label} at /{'/'.join(map(str, path))}: {error['detail']}", rule.fix))
     return out

@@ -23,14 +23,15 @@ def recognition(subjects, docs) -> list[str]:
     for doc in docs:
         mine = by_doc.get(id(doc), [])
         if not mine:
-            lines.append(f"{doc.file}:{doc.position(())[0]}: not recognised: no apiVersion and kind, and no shape "
-                         "gengpu knows")
+            said = doc.role.said() if doc.role is not None else "no apiVersion and kind, and no shape gengpu knows"
+            lines.append(f"{doc.file}:{doc.position(())[0]}: nothing GPU-related: {said}")
         for s in mine:
             lines.append(f"{doc.file}:{s.doc.position(())[0]}: {s.kind} ({s.label}): {s.why}")
     return lines
 
 
-def check_documents(docs, ctx, schemas=None, notes: list | None = None) -> tuple[list[Finding], bool]:
+def check_documents(docs, ctx, schemas=None, notes: list | None = None,
+                    facts: list | None = None) -> tuple[list[Finding], bool]:
     """Recognise, schema-check and run the rules over the documents of one file or overlay.
 
     Returns the findings and whether anything GPU-related was recognised. schemas: the object schema engine
@@ -60,6 +61,10 @@ def check_documents(docs, ctx, schemas=None, notes: list | None = None) -> tuple
     findings += check_overlay_rules(Documents(subjects, [d for d in docs if id(d) not in broken]), ctx)
     if notes is not None:
         notes += recognition(subjects, docs)
+    if facts is not None:
+        from gengpu.checking.consequences import facts as shown
+
+        facts += shown(subjects)
     return findings, any(s.kind != OBJECT for s in subjects)
 
 
@@ -80,20 +85,15 @@ def forced(docs, kind: str, ctx) -> list[Finding]:
     return findings
 
 
-def check_file(source, ctx, kind: str | None = None, schemas=None, notes=None) -> list[Finding]:
-    """One file as the pipeline read it (its parse findings, documents and shown name); not-recognized when it
-    holds nothing gengpu checks."""
-    from gengpu.checking.rules import finding
-
-    if source.findings:
-        return source.findings
+def check_file(source, ctx, kind: str | None = None, schemas=None, notes=None, facts=None) -> list[Finding]:
+    """One file as the pipeline read it: its documents (with the roles loading gave them) and the load findings
+    that are about something gengpu judges."""
+    findings = source.decided.findings if source.decided is not None else source.findings
+    if findings:
+        return findings
     if kind:
         return forced(source.docs, kind, ctx)
-    more, recognised = check_documents(source.docs, ctx, schemas, notes)
-    if not recognised and not more:
-        more.append(finding("not-recognized", source.shown, 0, 0,
-                            "no profile, device-plugin or mig-parted config, ClusterPolicy or GPU workload found"))
-    return more
+    return check_documents(source.docs, ctx, schemas, notes, facts)[0]
 
 
 def side_files(overlay: Path, files) -> list[Finding]:

@@ -10,13 +10,29 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 
 from gengpu.checking import cel
+from gengpu.loading import roles
 from gengpu.findings import Finding, UsageError
 from gengpu.schemas_dir import kubernetes_schemas_path, schemas_path
 
 DEFAULT_KUBERNETES_VERSION = "1.37"
+# A whole value that is a substitution variable: ${VAR}, ${VAR:-default}, ${VAR:=default} (Flux's postBuild.substitute,
+# drone/envsubst syntax), or {VAR} (test data a program fills in): the value is in place only when it is applied.
+SUBSTITUTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?:(?::?[-=+?])[^}]*)?\}")
+FILLED_IN = re.compile(r"\{[A-Z][A-Z0-9_]*\}")
+
+
+def placeholder(value, substituted) -> bool:
+    """A value a template leaves for something else to fill in: {VAR} (as a string, or unquoted, which YAML reads as
+    a mapping of one key and no value), and ${VAR} where the repository has Flux substitute it (substituted(), asked
+    only then; a file applied as it is gives the API server the placeholder itself)."""
+    if isinstance(value, str):
+        return FILLED_IN.fullmatch(value) is not None or SUBSTITUTED.fullmatch(value) is not None and substituted()
+    return isinstance(value, dict) and len(value) == 1 and next(iter(value.values())) is None and \
+        re.fullmatch(r"[A-Z][A-Z0-9_]*", str(next(iter(value)))) is not None
 _DEFINITIONS = "https://kubernetes.io/api/_definitions.json"
 
 
@@ -34,12 +50,31 @@ def native_dir(kubernetes_version: str) -> Path:
 
 
 class Schemas:
-    """Validators by (group, version, kind) for one Kubernetes version, compiled on first use."""
+    """Validators by (group, version, kind) for one Kubernetes version, compiled on first use. With the run's
+    repositories (loading/repository.py), a custom resource is checked against the CRD its own repository carries,
+    where it carries one."""
 
-    def __init__(self, kubernetes_version: str | None = None):
+    def __init__(self, kubernetes_version: str | None = None, repositories=None):
         self.kubernetes_version = kubernetes_version or DEFAULT_KUBERNETES_VERSION
+        self.repositories = repositories
         self._validators: dict = {}
         self._registry = None
+
+    def repository_crd(self, file: str, group: str, version: str, kind: str):
+        """(validator, schema as written if it has CEL rules, where) of the CRD the file's repository carries for a
+        custom resource, or None."""
+        if self.repositories is None or not group or self.source(group, version, kind) is not None and \
+                self.source(group, version, kind)[1]:
+            return None  # a built-in kind is Kubernetes' own
+        found = self.repositories.around(Path(file)).crds.schema(group, version, kind)
+        if found is None:
+            return None
+        key = ("repository", found[2], group, version, kind)
+        if key not in self._validators:
+            import jsonschema_rs
+
+            self._validators[key] = jsonschema_rs.validator_for(found[0], validate_formats=False)
+        return self._validators[key], found[1], found[2]
 
     def _registry_for_native(self):
         import jsonschema_rs
@@ -112,13 +147,28 @@ def _pointer(path) -> str:
     return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
-def schema_errors(validator, data) -> list[tuple[tuple, str, bool]]:
-    """(path, message, points at a key) for every schema error; an unknown field is reported at its key."""
+def _at(data, path):
+    for part in path:
+        if isinstance(data, dict) and part in data or isinstance(data, list) and isinstance(part, int) \
+                and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
+
+
+def schema_errors(validator, data, written=None, substituted=lambda: False) -> list[tuple[tuple, str, bool]]:
+    """(path, message, points at a key) for every schema error; an unknown field is reported at its key. written:
+    the object as written, before nulls were dropped (where placeholders are seen as written); substituted: Flux
+    fills in ${VAR} placeholders in this repository."""
     import jsonschema_rs
 
     out = []
     for error in validator.iter_errors(data):
         path = tuple(error.instance_path)
+        if placeholder(error.instance, substituted) or \
+                written is not None and placeholder(_at(written, path), substituted):
+            continue  # Flux's post-build substitution (or a test's own) puts the value there before it is applied
         kind = error.kind
         if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
             for name in kind.unexpected:
@@ -137,6 +187,15 @@ def _json_key(key) -> str:
     return key if isinstance(key, str) else str(key)
 
 
+def without_directives(data):
+    """A strategic-merge patch without kustomize's directives ($patch, $retainKeys, $setElementOrder/...)."""
+    if isinstance(data, dict):
+        return {k: without_directives(v) for k, v in data.items() if not str(k).startswith("$")}
+    if isinstance(data, list):
+        return [without_directives(v) for v in data]
+    return data
+
+
 def without_nulls(data):
     """The API server drops explicit nulls of fields (CRD pruning; zero values of Go types) before it validates."""
     if isinstance(data, dict):
@@ -151,28 +210,40 @@ def check_object(schemas: Schemas, doc, data: dict, label: str, rules, honoured=
     passes its schema goes on to the CEL rules of its CRD."""
     group, _, version = str(data.get("apiVersion", "")).rpartition("/")
     kind = str(data.get("kind", ""))
-    validator = schemas.validator(group, version, kind)
+    if doc.role is not None and doc.role.name == roles.PATCH and not doc.role.uses:
+        return []  # a patch no kustomization applies patches nothing: there is no object to check
+    local = schemas.repository_crd(doc.file, group, version, kind)
+    validator = local[0] if local else schemas.validator(group, version, kind)
     if validator is None:
         rule = rules["object-no-schema"]
-        line, col = doc.position(("kind",))
-        return [Finding(doc.file, line, col, rule.severity, rule.id,
+        return [Finding(*doc.where(("kind",)), rule.severity, rule.id,
                         f"{label}: no schema for {data.get('apiVersion')} {data.get('kind')}; its fields are not "
                         "checked (GPU rules still run)", rule.fix)]
     rule = rules["object-schema"]
     findings = []
-    marked = documented(group, version, kind)
-    # a strategic-merge patch (a file named for it) is part of an object: the object it patches has the rest
-    patch = "patch" in doc.file.rsplit("/", 1)[-1].lower()
-    for path, message, key in schema_errors(validator, without_nulls(data)):
+    marked = None if local else documented(group, version, kind)
+    # a strategic-merge patch is part of an object: the object it patches has the rest, and its $patch directives
+    # are kustomize's (a patch a kustomization names is judged again as the object it patches: pipeline/parts.py)
+    patch = doc.role is not None and doc.role.name == roles.PATCH
+    def substituted() -> bool:
+        return schemas.repositories is not None and schemas.repositories.around(Path(doc.file)).substitutes
+
+    for path, message, key in schema_errors(validator, without_nulls(without_directives(data) if patch else data),
+                                            data, substituted):
         if patch and message.startswith("missing required field"):
             continue
-        line, col = doc.position(path, key=key)
+        file, line, col = doc.where(path, key=key)
         if key:
-            findings.append(unknown_field(rules, doc.file, (line, col), label, _pointer(path), path[-1], marked))
+            findings.append(unknown_field(rules, file, (line, col), label, _pointer(path), path[-1], marked))
             continue
-        findings.append(Finding(doc.file, line, col, rule.severity, rule.id, f"{label} at {_pointer(path)}: {message}",
+        findings.append(Finding(file, line, col, rule.severity, rule.id, f"{label} at {_pointer(path)}: {message}",
                                 "fix the field so it matches the schema"))
     name = schema_name(group, version, kind)
-    if not any(f.is_error for f in findings) and "object-cel" not in honoured and cel.has_rules(name):
+    if any(f.is_error for f in findings) or "object-cel" in honoured:
+        return findings
+    if local:  # the repository's own CRD: its CEL rules, if it has any
+        if local[1] is not None:
+            findings += cel.findings(doc, doc.file, data, label, f"{local[2]}#{kind}/{version}", rules, inline=local[1])
+    elif cel.has_rules(name):
         findings += cel.findings(doc, doc.file, data, label, name, rules)
     return findings

@@ -33,8 +33,7 @@ def rules_for(target: str):
 
 
 def _finding(doc, rule, hit) -> Finding:
-    line, col = doc.position(hit.path, key=hit.key)
-    return Finding(doc.file, line, col, rule.severity, rule.id, hit.message, rule.fix)
+    return Finding(*doc.where(hit.path, key=hit.key), rule.severity, rule.id, hit.message, rule.fix, hit.needs)
 
 
 def _annotation_findings(subject: Subject) -> list[Finding]:
@@ -42,14 +41,14 @@ def _annotation_findings(subject: Subject) -> list[Finding]:
     out = []
     for rule_id, reason in subject.suppressed.items():
         path = ("metadata", "annotations", SUPPRESS_PREFIX + rule_id)
-        line, col = subject.doc.position(path, key=True) if not subject.in_configmap else (1, 1)
+        file, line, col = subject.doc.where(path, key=True) if not subject.in_configmap else (subject.doc.file, 1, 1)
         if rule_id not in RULES:
             r = RULES["suppression-unknown-rule"]
-            out.append(Finding(subject.doc.file, line, col, r.severity, r.id,
+            out.append(Finding(file, line, col, r.severity, r.id,
                                f"{subject.label}: annotation suppresses '{rule_id}', which is not a rule", r.fix))
         elif not reason.strip():
             r = RULES["suppression-without-reason"]
-            out.append(Finding(subject.doc.file, line, col, r.severity, r.id,
+            out.append(Finding(file, line, col, r.severity, r.id,
                                f"{subject.label}: annotation silences {rule_id} without a reason", r.fix))
     return out
 
@@ -70,9 +69,10 @@ def check_subject(subject: Subject, ctx=None, schemas=None, shapeless: bool = Fa
     if subject.kind == OBJECT and subject.kubernetes_version is None:
         subject.kubernetes_version = getattr(schemas, "kubernetes_version", None) or \
             getattr(getattr(ctx, "profile", None), "kubernetes_version", None)
+    role = subject.doc.role.name if subject.doc.role is not None else None
     for rule in rules_for(subject.kind):
-        if rule.id in honoured:
-            continue
+        if rule.id in honoured or role is not None and rule.judges is not None and role not in rule.judges:
+            continue  # a document of a role the rule does not judge (a patch, for a rule on whole objects)
         findings += _run_rule(rule, subject, ctx, shapeless)
     return findings + (_annotation_findings(subject) if subject.kind == OBJECT else [])
 

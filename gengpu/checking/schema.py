@@ -194,8 +194,7 @@ def _fast_findings(doc: Document, fast, data, rule: str, suppressed) -> list[Fin
     findings = []
     for error in fast.iter_errors(data):
         path = tuple(error.instance_path)
-        line, col = doc.position(path)
-        findings.append(Finding(doc.file, line, col, "error", rule, f"'{_dotted(path)}': {error.message}",
+        findings.append(Finding(*doc.where(path), "error", rule, f"'{_dotted(path)}': {error.message}",
                                 "see `gengpu schema` for this field"))
     return [f for f in findings if f.rule not in suppressed]
 
@@ -222,8 +221,7 @@ def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, un
             allowed = set(error.schema.get("properties", {}))
             for extra in sorted(k for k in error.instance if k not in allowed):
                 kpath = path + (extra,)
-                line, col = doc.position(kpath, key=True)
-                findings.append(Finding(doc.file, line, col, "error", unknown_rule or rule,
+                findings.append(Finding(*doc.where(kpath, key=True), "error", unknown_rule or rule,
                                         _message(error, kpath), _fix_for(error, str(extra))))
             continue
         if error.schema is False:
@@ -234,15 +232,14 @@ def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, un
                     [k for k, v in parent.items() if v == error.instance]
                 if keys:
                     path = path + (keys[0],)
-            line, col = doc.position(path, key=True)
-            findings.append(Finding(doc.file, line, col, "error", rule,
+            findings.append(Finding(*doc.where(path, key=True), "error", rule,
                                     f"'{_dotted(path)}' is not allowed {_forbidden_by(error, validator.schema, data)}",
                                     "remove it"))
             continue
-        line, col = doc.position(path, key=error.validator == "required")
+        file, line, col = doc.where(path, key=error.validator == "required")
         written = doc.written(path) if error.validator == "type" and doc.node is not None else None
         message = _message(error, path)
         if written is not None and isinstance(error.instance, (int, float)) and error.validator_value == "string":
             message = f"'{_dotted(path)}': {written} is read as a number, but a string is expected"
-        findings.append(Finding(doc.file, line, col, "error", rule, message, _fix_for(error, written)))
+        findings.append(Finding(file, line, col, "error", rule, message, _fix_for(error, written)))
     return [f for f in findings if f.rule not in suppressed]

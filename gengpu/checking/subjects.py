@@ -13,7 +13,7 @@ from gengpu.checking import targets as T
 from gengpu.findings import Finding
 from gengpu.checking.podspecs import (containers, containers_of, dig, expand, find_pod_specs,
                                       fraction_annotations, mentions_gpu, uses_gpu)
-from gengpu.loading import Document, load_embedded
+from gengpu.loading import Document, load_embedded, shapes
 
 SUPPRESS_PREFIX = "gengpu.dev/suppress."
 
@@ -80,47 +80,14 @@ def suppressions(obj: dict) -> dict:
 
 
 def shape_of(data) -> tuple[str, str] | tuple[None, None]:
-    """(subject kind, reason) for a plain file by its documented shape."""
-    shape = _shape(data)
+    """(subject kind, reason) for a plain mapping by its documented shape (loading/shapes.py)."""
+    shape = shapes.match(data)
     return (shape["subject"], shape["why"]) if shape else (None, None)
-
-
-def _shape(data) -> dict | None:
-    if not isinstance(data, dict) or "kind" in data or "apiVersion" in data:
-        return None
-    keys = set(map(str, data))
-    matches = [shape for shape in table()["shapes"] if _matches(shape, keys)]
-    charts = [m for m in matches if "chart" in m]
-    if charts:  # values files of two charts share names (devicePlugin, gfd, cdi): the one with more of them wins
-        best = max(charts, key=lambda m: len(keys & _chart_top_keys(m["chart"])))
-        matches = [best] + [m for m in matches if "chart" not in m]
-    if not matches:
-        return None
-    shape = matches[0]
-    shown = sorted(set(shape.get("all", [])) | (keys & set(shape.get("any", []))))
-    return {**shape, "why": f"a mapping with {', '.join(shown)} ({shape['source']})"}
-
-
-def _matches(shape: dict, keys: set) -> bool:
-    need, anyof = set(shape.get("all", [])), set(shape.get("any", []))
-    if not need <= keys or ("only" in shape and not keys <= set(shape["only"])):
-        return False
-    if anyof and len(keys & anyof) < shape.get("atLeast", 1):
-        return "chart" in shape and bool(keys & anyof) and keys <= _chart_top_keys(shape["chart"])
-    return True
-
-
-@functools.cache
-def _chart_top_keys(chart: str) -> frozenset:
-    from gengpu import charts
-
-    return frozenset().union(*(c.children.get((), set()) for c in charts.versions(chart)))
 
 
 def config_kind(data) -> str | None:
     """The config kind of a plain device-plugin or mig-parted config (a ConfigMap value), or None."""
-    kind, _ = shape_of(data)
-    return kind if kind in (T.DEVICE_PLUGIN_CONFIG, T.MIG_PARTED_CONFIG, T.GPU_CLIENTS, T.MIG_PARTED_HOOKS) else None
+    return shapes.config_kind(data)
 
 
 def pod_specs(obj: dict) -> list[tuple[tuple, dict]]:
@@ -173,7 +140,8 @@ def well_formed(docs: list[Document]) -> tuple[list[Document], list[Finding]]:
     a list or a scalar among them).
     """
     good, findings = [], []
-    objects = any(isinstance(d.data, dict) and ("kind" in d.data or "apiVersion" in d.data) for d in docs)
+    docs = [d for d in docs if d.role is None or d.role.judged]  # what loading found not to be gengpu's
+    objects = any(isinstance(d.data, dict) and "kind" in d.data and "apiVersion" in d.data for d in docs)
     for doc in docs:
         data = doc.data
         if data is None:
@@ -212,7 +180,7 @@ def _embedded(doc: Document, path: tuple, label: str, host: str, meant: str | No
 
     inner, errors = load_embedded(doc, path)
     kind = config_kind(inner[0].data) if len(inner) == 1 and not errors else None
-    shape = _shape(inner[0].data) if len(inner) == 1 and not errors and not kind and not meant else None
+    shape = shapes.match(inner[0].data) if len(inner) == 1 and not errors and not kind and not meant else None
     if shape and shape["subject"] == T.QUERIES:  # a dashboard or rule file kept in a ConfigMap
         found = wrapped.queries(inner[0], inner[0].data, label, shape["why"])
         for subject in found:
@@ -300,20 +268,30 @@ def _kustomization(doc: Document, data: dict) -> tuple[list[Subject], list[Findi
 
 
 def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
+    """The subjects of one document, by the role loading gave it (roles.py), or, for a document loading never saw
+    (gengpu's own overlay files, a config embedded in a string), by its content alone."""
     from gengpu.checking import wrapped  # (it builds Subjects: imported here, not at the top)
+    from gengpu.loading import roles as R
 
     data = doc.data
     if not isinstance(data, dict):
         return [], []
-    shape = _shape(data)
-    if shape and shape["subject"] == T.HELM_VALUES:
-        return wrapped.values(doc, shape["chart"], shape["why"])
-    if shape and shape["subject"] == T.QUERIES:
-        return wrapped.queries(doc, data, "dashboard" if "panels" in data else "rule file", shape["why"]), []
-    if shape:
+    role = doc.role or R.content_role(data)
+    if not role.judged:
+        return [], []
+    if role.name == R.VALUES:
+        return wrapped.values(doc, role.chart, role.why, version=role.version)
+    if role.name in (R.NVIDIA_CONFIG, R.DOCUMENTED):
+        shape = role.shape or shapes.match(data)
+        if shape["subject"] == T.QUERIES:
+            return wrapped.queries(doc, data, "dashboard" if "panels" in data else "rule file", shape["why"]), []
         return [Subject(shape["subject"], doc, data, shape["subject"], why=shape["why"])], []
-    if "kind" not in data or "apiVersion" not in data:
+    if role.name == R.FRAGMENT:
         return _fragment(doc, data)
+    if role.name == R.KUSTOMIZATION:
+        return _kustomization(doc, data)  # kustomize's own file, no Kubernetes object: the configs it patches in
+    if "kind" not in data or "apiVersion" not in data:
+        return [], []
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     name = str(meta.get("name", meta.get("generateName", "?")))
     namespace = meta.get("namespace")

@@ -31,3 +31,37 @@ TARGETS = (PROFILE, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, GPU_CLIENTS, MIG_PA
            WORKLOAD,
            OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, KARPENTER_NODEOVERLAY, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, GKE_NODEPOOL, DRA, METRICS, QUOTA, GPU_STACK,
            HELM_VALUES, QUERIES, OVERLAY, LIVE_NODE, LIVE_CLUSTER, USAGE_POOL, USAGE)
+
+
+
+# The roles of the documents each kind of subject is judged in (loading/roles.py), unless a rule declares its own
+# (Rule.roles). A kustomize patch is a part of an object: it is judged as the object it patches (pipeline/parts.py),
+# and as written only by the rules that hold for a part (a GPU config in a ConfigMap it patches in, a resource
+# name); a rule that judges a whole object does not see it.
+def _roles():
+    from gengpu.loading import roles as R
+
+    whole = (R.OBJECT, R.RESOURCE)
+    configs = (R.NVIDIA_CONFIG, *whole, R.PATCH, R.KUSTOMIZATION, R.VALUES)
+    return {
+        OBJECT: (*whole, R.PATCH), WORKLOAD: (*whole, R.FRAGMENT),
+        DEVICE_PLUGIN_CONFIG: configs, MIG_PARTED_CONFIG: configs, GPU_CLIENTS: configs, MIG_PARTED_HOOKS: configs,
+        HELM_VALUES: (R.VALUES, *whole), QUERIES: (R.DOCUMENTED, *whole), GKE_AUTOPROVISIONING: (R.DOCUMENTED,),
+        None: whole,
+    }
+
+
+def roles_of(target: str) -> tuple[str, ...] | None:
+    """The document roles a target's rules judge by default; None where no document is judged (profiles, a live
+    cluster, metrics) or every role is (cross-document rules)."""
+    if target in (PROFILE, OVERLAY, LIVE_NODE, LIVE_CLUSTER, USAGE_POOL, USAGE):
+        return None
+    table = _roles()
+    return table.get(target, table[None])
+
+
+def workloads_and_patches() -> tuple[str, ...]:
+    """For a workload rule that holds for a part as much as for a whole (a resource name, a quantity)."""
+    from gengpu.loading import roles as R
+
+    return (*roles_of(WORKLOAD), R.PATCH)

@@ -24,6 +24,11 @@ _VALUES_CONFIGS = {
 }
 
 
+def known_chart(chart: str | None) -> bool:
+    """Whether gengpu judges values of this chart (NVIDIA's, and the vLLM production-stack's)."""
+    return chart in _VALUES_CONFIGS
+
+
 def values(doc: Document, chart: str, why: str, label: str | None = None,
             version: str | None = None) -> tuple[list[Subject], list[Finding]]:
     label = label or f"{chart} values"

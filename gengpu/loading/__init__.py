@@ -1,6 +1,6 @@
 """Stage 1, load: read YAML files into plain data that remembers where each value came from."""
 
-_SOURCE = {"Document", "load_bytes", "load_documents", "load_embedded", "load_file"}
+_SOURCE = {"Document", "load_bytes", "load_documents", "load_file"}
 
 
 def __getattr__(name):
@@ -9,6 +9,10 @@ def __getattr__(name):
         from gengpu.loading import source
 
         return getattr(source, name)
+    if name == "load_embedded":
+        from gengpu.loading.embedded import load_embedded
+
+        return load_embedded
     if name == "load_json_fast":
         from gengpu.loading.fast import load_json_fast
 
@@ -20,4 +24,4 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-__all__ = sorted(_SOURCE | {"read_bytes", "load_json_fast"})
+__all__ = sorted(_SOURCE | {"read_bytes", "load_json_fast", "load_embedded"})

@@ -32,6 +32,22 @@ class _Loader(getattr(yaml, "CBaseLoader", yaml.BaseLoader)):
     def resolve(self, kind, value, implicit):
         return _DEFAULT_TAGS[kind]
 
+
+class _RedefiningLoader(yaml.BaseLoader):
+    """For a stream that defines an anchor twice, which libyaml's composer refuses: YAML 1.2 lets a later anchor
+    replace an earlier one (an alias names the nearest one before it), and Go's yaml.v3 behind kustomize, kubectl
+    and Flux reads it so. Pure Python, so only such streams pay for it."""
+
+    def resolve(self, kind, value, implicit):
+        return _DEFAULT_TAGS[kind]
+
+    def compose_node(self, parent, index):
+        if not self.check_event(yaml.AliasEvent):
+            anchor = self.peek_event().anchor
+            if anchor is not None:
+                self.anchors.pop(anchor, None)
+        return super().compose_node(parent, index)
+
 # Limits a file must stay within. Kubernetes refuses objects over 3 MiB; a GitOps file is far smaller.
 MAX_DEPTH = 100  # CRD schemas, the deepest real objects, nest about 40 levels
 MIN_NODE_BUDGET = 100_000  # values a document may expand to through aliases, at the least...
@@ -64,6 +80,7 @@ class Document:
     col_shift: int = 0
     flat: bool = False  # embedded in a one-line quoted string ("{\n ...}"): every position is the string's
     lazy: bool = False  # read by a fast JSON parser: the node tree (positions) is built from text when first asked
+    role: object = field(default=None, repr=False)  # what it is (loading/roles.py Role), once loading decided it
 
     def position(self, path, *, key: bool = False) -> tuple[int, int]:
         """Line and column (1-based) of the value at path (or of its key), falling back to the nearest parent.
@@ -90,6 +107,16 @@ class Document:
             mark = found_key.start_mark
         return (mark.line + 1 + self.line_shift, mark.column + 1 + self.col_shift)
 
+    def source_for(self, path) -> "Document":
+        """The document the value at path was written in: this one (a rendered object's comes from its patch or
+        its base file: rendering/kustomized.py)."""
+        return self
+
+    def where(self, path, *, key: bool = False) -> tuple[str, int, int]:
+        """File, line and column of the value at path (or of its key): what a finding names."""
+        source = self.source_for(path)
+        return (source.file, *source.position(path, key=key))
+
     def at(self, path) -> "Document | None":
         """The mapping or list at path as a document of its own (a HelmRelease's values), positions unchanged."""
         data, node = self.data, self.node
@@ -101,7 +128,8 @@ class Document:
                 return None
             child = _child(node, part) if node is not None else None
             node = child[1] if child else None
-        return Document(self.file, data, self.index, node, self.text, self.line_shift, self.col_shift, self.flat)
+        return Document(self.file, data, self.index, node, self.text, self.line_shift, self.col_shift, self.flat,
+                        role=self.role)
 
     def written(self, path) -> str | None:
         """The scalar at path as the file spells it (1.30, not the float 1.3), or None."""
@@ -296,10 +324,10 @@ def _composed_nodes(root) -> int:
     return len(seen)
 
 
-def load_documents(text: str, file: str) -> tuple[list[Document], list[Finding]]:
+def load_documents(text: str, file: str, loader_class=None) -> tuple[list[Document], list[Finding]]:
     """All documents of a YAML stream, or the finding that stopped it."""
     docs: list[Document] = []
-    loader = _Loader(text)
+    loader = (loader_class or _Loader)(text)
     try:
         while loader.check_node():
             node = loader.get_node()
@@ -318,6 +346,9 @@ def load_documents(text: str, file: str) -> tuple[list[Document], list[Finding]]
                     "remove one of the two keys; YAML parsers disagree on which one wins")]
             docs.append(Document(file=file, data=data, index=len(docs), node=node, text=text))
     except yaml.YAMLError as exc:
+        if loader_class is None and "found duplicate anchor" in str(exc):
+            loader.dispose()
+            return load_documents(text, file, _RedefiningLoader)
         return docs, [_syntax_finding(file, exc)]
     finally:
         loader.dispose()
@@ -360,39 +391,3 @@ def load_file(path: Path, display: str | None = None) -> tuple[list[Document], l
     display = display or str(path)
     raw, findings = read_bytes(path, display)
     return load_bytes(raw, display) if raw is not None else ([], findings)
-
-
-def load_embedded(doc: Document, path: tuple) -> tuple[list[Document], list[Finding]]:
-    """Parse a YAML document held in a string field (a ConfigMap data key), keeping file positions.
-
-    A block scalar (`key: |`) starts on the line after its indicator, at the
-    indentation of its first line; positions inside it are shifted there.
-    """
-    text = doc.data
-    for part in path:
-        text = text[part]
-    found = None
-    node = doc.node
-    for part in path:
-        found = _child(node, part)
-        node = found[1] if found else None
-    line_shift, col_shift = doc.line_shift, doc.col_shift
-    if isinstance(node, ScalarNode) and node.style in ("|", ">"):
-        line_shift += node.start_mark.line + 1
-        # The first content line's indentation in the host file, read off the file itself.
-        lines = doc.text.split("\n", node.start_mark.line + 2)
-        host = lines[node.start_mark.line + 1] if node.start_mark.line + 1 < len(lines) else ""
-        col_shift += len(host) - len(host.lstrip(" "))
-    elif node is not None:
-        line_shift += node.start_mark.line
-        col_shift += node.start_mark.column + (1 if node.style in ("'", '"') else 0)
-    # a quoted string whose lines are escapes (\n), not lines of the file: its positions are the string's own
-    flat = isinstance(node, ScalarNode) and node.style not in ("|", ">") and isinstance(text, str) and \
-        text.count("\n") != node.end_mark.line - node.start_mark.line
-    inner, findings = load_documents(text, doc.file)
-    for d in inner:
-        d.line_shift, d.col_shift, d.flat = line_shift, col_shift, flat
-    findings = [Finding(f.file, 1 + line_shift, col_shift, f.severity, f.rule, f.message, f.fix) if flat else
-                Finding(f.file, f.line + line_shift, f.column + col_shift, f.severity, f.rule, f.message, f.fix)
-                for f in findings]
-    return inner, findings

@@ -43,6 +43,7 @@ class Source:
     shown: str
     raw: bytes | None
     parsed: tuple | None = None
+    decided: object = None  # what loading found it to be (roles.Decided), once decide() ran
 
     @classmethod
     def read(cls, path: Path) -> "Source":
@@ -66,6 +67,21 @@ class Source:
         if self.parsed is None:
             self.parsed = load_bytes(self.raw, self.shown)
         return self.parsed
+
+    def decide(self, repositories) -> object:
+        """What each document of the file is (loading/roles.py), recorded on the documents; the load findings that
+        are about something gengpu judges. Decided once."""
+        from gengpu.loading import roles
+
+        if self.decided is None:
+            text = None
+            if self.raw is not None:
+                text = self.raw.decode("utf-8", errors="replace")
+            self.decided = roles.decide(self.path, self.docs, self.findings, text,
+                                        repositories.around(self.path))
+            for doc, role in zip(self.docs, self.decided.roles):
+                doc.role = role
+        return self.decided
 
     @property
     def is_profile(self) -> bool:

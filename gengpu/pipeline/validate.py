@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from gengpu import fleet, stages, writing
-from gengpu.checking import documents, ownership
+from gengpu.checking import consequences, documents, ownership
 from gengpu.findings import Finding, UsageError, display, sort_findings
 from gengpu.loading.folders import Files, flux_folders, is_overlay
 from gengpu.pipeline.build import ARGOCD_DIR
@@ -71,7 +71,7 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
     findings += _check_overlays(overlays, kubernetes_version, ctx, clusters, engine, jobs, cache, progress, files)
     chosen = {id(s) for s in profiles}
     others = [s for s in sources if id(s) not in chosen]
-    findings += _check_files(others, checks, ctx, kind, kubernetes_version, result.recognition)
+    findings += _check_files(others, checks, ctx, kind, kubernetes_version, result.recognition, jobs)
     index.save(prune=not paths)
     result.profiles, result.files = len(profiles), len(plain) - len(profiles)
     result.findings = sort_findings(findings)
@@ -137,26 +137,78 @@ def _clusters(profiles: list[Source], loaded) -> dict:
     return clusters
 
 
-def _check_files(sources: list[Source], checks, ctx, kind, kubernetes_version, recognition: list[str]) -> list[Finding]:
-    """Every file that is no profile: recognised and checked, or its findings from the index."""
+def _check_files(sources: list[Source], checks, ctx, kind, kubernetes_version, recognition: list[str],
+                 jobs: int | None = None) -> list[Finding]:
+    """Every file that is no profile: what it is (loading/roles.py), then, if it is something gengpu judges, its
+    findings (from the index when its bytes, role and the options are unchanged); parts of objects are judged
+    again through their kustomizations (parts.py). What is not judged is said once."""
+    from gengpu.loading.repository import Repositories
+    from gengpu.pipeline import parts
+
     findings: list[Finding] = []
     options = ("check", kind or "", kubernetes_version or "", _context_key(ctx))
     schemas = None
+    repositories = Repositories()
+    unjudged, partial = [], []
+    run_facts: set[str] = set()
+
+    def schemas_for():
+        nonlocal schemas
+        if schemas is None:
+            from gengpu.checking.objects import Schemas
+
+            schemas = Schemas(kubernetes_version or (ctx.profile.kubernetes_version if ctx else None), repositories)
+        return schemas
+
     for source in sources:
-        key = checks.key(source, *options)
+        decided = None if kind else source.decide(repositories)
+        if decided is not None and not decided.findings and not any(r.judged for r in decided.roles):
+            unjudged.append((source, decided.file))
+            recognition.append(f"{source.shown}: not judged: {decided.file.said()}")
+            continue
+        key = checks.key(source, *options, *_roles_key(decided))
         entry = checks.get(key)
         if entry is None:
-            if schemas is None:
-                from gengpu.checking.objects import Schemas
-
-                schemas = Schemas(kubernetes_version or (ctx.profile.kubernetes_version if ctx else None))
             notes: list[str] = []
-            entry = {"findings": [asdict(f) for f in documents.check_file(source, ctx, kind, schemas, notes)],
-                     "notes": notes}
+            facts: list[str] = []
+            found = documents.check_file(source, ctx, kind, schemas_for(), notes, facts)
+            entry = {"findings": [asdict(f) for f in found], "notes": notes, "facts": facts}
             checks.put(key, entry)
-        findings += [Finding(**f) for f in entry["findings"]]
+        found = [Finding(**f) for f in entry["findings"]]
         recognition += entry["notes"]
+        run_facts.update(entry.get("facts") or [])
+        if decided is not None and parts.needs_rendering(source, found):
+            partial.append((source, found))
+        else:
+            findings += found
+    if partial:
+        findings += parts.judge(partial, repositories, ctx, schemas_for, jobs or fleet.default_jobs(), recognition)
+    findings = consequences.weigh(findings, run_facts)
+    if unjudged:
+        findings.append(_not_judged(unjudged, len(sources)))
     return findings
+
+
+def _roles_key(decided) -> tuple:
+    """What a file's check depends on besides its bytes: what loading found it to be."""
+    if decided is None:
+        return ()
+    return tuple((r.name, r.chart or "", r.version or "", *sorted(str(u.kustomization) for u in r.uses))
+                 for r in decided.roles) or (decided.file.name,)
+
+
+def _not_judged(unjudged: list, total: int) -> Finding:
+    """One line for every file that holds nothing gengpu judges, by what each was taken for."""
+    from collections import Counter
+
+    from gengpu.checking.rules import finding
+    from gengpu.loading import roles
+
+    counts = Counter(roles.SAID.get(role.name, role.name) for _, role in unjudged)
+    parts = ", ".join(f"{what}: {n}" for what, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return finding("not-recognized", unjudged[0][0].shown, 0, 0,
+                   f"{len(unjudged)} of {total} file(s) hold nothing gengpu judges ({parts}); "
+                   "`gengpu validate -v` says what each was taken for")
 
 
 def _check_overlays(overlays: list[Path], kubernetes_version, ctx, clusters: dict, engine: str, jobs, cache: bool,

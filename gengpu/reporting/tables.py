@@ -27,6 +27,8 @@ def rule_detail(rule) -> str:
         wrap("Fix", rule.fix),
         "",
         wrap("Source", rule.source),
+        *(["", wrap("Judges", "documents that are " + ", ".join(rule.judges) + " (`gengpu validate -v` says what "
+                    "each document was taken for)")] if rule.judges else []),
         *(["", "This rule cannot be suppressed: gengpu cannot compile a profile that breaks it."]
           if not rule.suppressible else []),
     ])

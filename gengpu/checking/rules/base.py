@@ -15,6 +15,9 @@ class Hit:
     message: str
     key: bool = False  # point at the key rather than the value
     doc: object = None  # overlay rules: the Document the path belongs to
+    # advice whose consequence lies elsewhere: the fact (checking/consequences.py) that must be in the files of the
+    # run for it to keep the rule's severity; without it the finding is information
+    needs: str = ""
 
 
 from gengpu.checking.targets import (  # noqa: F401  (rule modules import their target from here)
@@ -63,6 +66,15 @@ class Rule:
     applies_to: str = PROFILE
     # False for rules whose findings gengpu cannot compile past (MIG on a GPU without MIG): no reason silences them.
     suppressible: bool = True
+    # The roles of the documents it judges (loading/roles.py names them); None: its target's (targets.ROLES).
+    roles: tuple[str, ...] | None = None
+
+    @property
+    def judges(self) -> tuple[str, ...] | None:
+        """The document roles this rule judges; None where it judges no document (profiles, clusters, metrics)."""
+        from gengpu.checking.targets import roles_of
+
+        return self.roles if self.roles is not None else roles_of(self.applies_to)
 
 
 def pool_path(pool, *rest) -> tuple:

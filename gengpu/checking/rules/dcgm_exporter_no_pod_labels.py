@@ -1,4 +1,5 @@
 from gengpu.checking.rules._dcgm import exporters, kubernetes_mode, mounts, socket
+from gengpu.checking.consequences import WORKLOAD_LABELS
 from gengpu.checking.rules.base import GPU_STACK, Hit, Rule
 
 
@@ -7,11 +8,12 @@ def check(subject, ctx=None):
         name = c.get("name", "?")
         if not kubernetes_mode(c):
             yield Hit(path + ("image",), f"{subject.label}: container {name} runs dcgm-exporter without Kubernetes "
-                      "mode (DCGM_EXPORTER_KUBERNETES is not true, no -k): its series name no pod")
+                      "mode (DCGM_EXPORTER_KUBERNETES is not true, no -k): its series name no pod",
+                      needs=WORKLOAD_LABELS)
         elif not mounts(c, socket(c)):
             yield Hit(path + ("image",), f"{subject.label}: container {name} runs dcgm-exporter in Kubernetes mode "
                       f"but mounts nothing at {socket(c).rsplit('/', 1)[0]}: it cannot ask the kubelet which pod "
-                      "holds which GPU, so its series name no pod")
+                      "holds which GPU, so its series name no pod", needs=WORKLOAD_LABELS)
 
 
 RULE = Rule(

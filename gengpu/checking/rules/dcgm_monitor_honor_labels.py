@@ -1,3 +1,4 @@
+from gengpu.checking.consequences import WORKLOAD_LABELS
 from gengpu.checking.rules.base import METRICS, Hit, Rule
 from gengpu.checking.podspecs import dig
 
@@ -16,7 +17,7 @@ def check(subject, ctx=None):
         if isinstance(endpoint, dict) and endpoint.get("honorLabels") is not True:
             yield Hit(("spec", field, i), f"{subject.label} scrapes dcgm-exporter without honorLabels: true: the "
                       "exporter's pod, namespace and container labels (the GPU's workload) arrive as exported_pod, "
-                      "exported_namespace and exported_container")
+                      "exported_namespace and exported_container", needs=WORKLOAD_LABELS)
 
 
 RULE = Rule(

@@ -1,3 +1,4 @@
+from gengpu.checking.consequences import DRA_GATE_OFF
 from gengpu.checking.rules._dra import nvidia_configs
 from gengpu.checking.rules.base import DRA, Hit, Rule
 from gengpu.cluster import dra_feature_gates
@@ -13,9 +14,11 @@ def check(subject, ctx=None):
         sharing = params.get("sharing") if isinstance(params.get("sharing"), dict) else {}
         gate = GATES.get(sharing.get("strategy"))
         if gate and gate not in enabled:
+            # without the cluster's profile, what the driver's gates are shows only in its install values
             yield Hit(path + ("sharing", "strategy"),
                       f"{subject.label}: {params['kind']} shares its device with {sharing['strategy']}, which NVIDIA's "
-                      f"DRA driver allows only with its {gate} feature gate on (alpha, off by default)")
+                      f"DRA driver allows only with its {gate} feature gate on (alpha, off by default)",
+                      needs="" if profile is not None else DRA_GATE_OFF + gate)
 
 
 RULE = Rule(

@@ -1,3 +1,4 @@
+from gengpu.checking.consequences import OPERATOR_CONFIG
 from gengpu.checking.rules.base import DEVICE_PLUGIN_CONFIG, Hit, Rule
 
 # Flags the GPU Operator's device-plugin DaemonSet sets as environment variables, which win over the file.
@@ -16,13 +17,18 @@ def check(subject, ctx=None):
     flags = subject.data.get("flags")
     if not isinstance(flags, dict):
         return
+    # The operator's: held in its values, or a ConfigMap in its namespace (gpu-operator, OpenShift's
+    # nvidia-gpu-operator). Any other ConfigMap may feed a device plugin of its own: only the files can say.
+    name = (subject.host or "").removeprefix("ConfigMap ")
+    operators = "gpu-operator" in (subject.host or "") or "gpu-operator" in str(subject.namespace or "")
     for path, env in OVERRIDDEN.items():
         node = flags
         for part in path:
             node = node.get(part) if isinstance(node, dict) else None
         if node is not None:
             yield Hit(("flags",) + path, f"{subject.label}: flags.{'.'.join(path)} is overridden by the GPU Operator's "
-                                         f"{env} environment variable", key=True)
+                                         f"{env} environment variable", key=True,
+                      needs="" if operators else OPERATOR_CONFIG + name)
 
 
 RULE = Rule(

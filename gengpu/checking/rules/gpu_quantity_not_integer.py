@@ -1,4 +1,5 @@
 from gengpu.checking.rules._pods import containers, gpu_resources, whole
+from gengpu.checking.targets import workloads_and_patches
 from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 
 
@@ -24,4 +25,6 @@ RULE = Rule(
     source="Kubernetes docs 'Resource Management for Pods and Containers' (extended resources)",
     check=check,
     applies_to=WORKLOAD,
+    # a patch's container is judged as written too: a resource name or quantity is wrong whatever it patches
+    roles=workloads_and_patches(),
 )

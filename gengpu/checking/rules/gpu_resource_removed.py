@@ -1,5 +1,6 @@
 from gengpu import catalog
 from gengpu.checking.rules._pods import containers, gpu_resources
+from gengpu.checking.targets import workloads_and_patches
 from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 
 
@@ -25,4 +26,6 @@ RULE = Rule(
     source="kubernetes/kubernetes#61498 (release note); gengpu/data/resources.yaml",
     check=check,
     applies_to=WORKLOAD,
+    # a patch's container is judged as written too: a resource name or quantity is wrong whatever it patches
+    roles=workloads_and_patches(),
 )

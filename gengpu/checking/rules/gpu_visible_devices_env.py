@@ -3,7 +3,11 @@ from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 
 
 def check(subject, ctx=None):
+    from gengpu.checking.subjects import component_of
+
     for path, c in containers(subject):
+        if component_of(str(c.get("image", ""))):
+            continue  # NVIDIA's own daemons (device plugin, dcgm-exporter ...) see every GPU on purpose
         for i, env in enumerate(c.get("env") or []):
             if isinstance(env, dict) and env.get("name") == "NVIDIA_VISIBLE_DEVICES" and \
                     str(env.get("value", "")) not in ("void", "none", "") and not gpu_resources(c, "limits"):

@@ -184,8 +184,16 @@ RULES = [
          "Run scripts/install-tools (builds tools/celcheck into ./bin), or set GENGPU_CELCHECK to the binary.",
          "Schema checks ran; only the CRD's CEL rules were skipped, and gengpu says so rather than pass them.",
          "gengpu", applies_to=OBJECT),
-    Rule("not-recognized", "info", "Nothing gengpu checks in this file.",
-         "Point gengpu at profiles, device-plugin or mig-parted configs, ClusterPolicies or GPU workloads.",
-         "The file holds no profile, GPU config, ClusterPolicy or GPU-requesting workload.", "gengpu",
+    Rule("not-recognized", "info", "Files of the run that hold nothing gengpu judges, said once for all of them.",
+         "Nothing to fix. `gengpu validate -v` says what each file was taken for; a values file of an NVIDIA chart that "
+         "nothing names (no HelmRelease, Application, helmCharts entry or Chart.yaml beside it) is judged when it "
+         "holds the line `# gengpu: chart=gpu-operator` (or nvidia-device-plugin, nvidia-dra-driver-gpu, "
+         "optionally @VERSION).",
+         "A pre-commit hook and a PR job hand gengpu every YAML file of a repository. What each file is, is decided "
+         "from evidence before any rule sees it: its name and place (kustomize's files, a Helm chart's Chart.yaml, "
+         "templates and values, CI and tool files), what names it (a kustomization's resources, patches and "
+         "generators, a helmCharts entry), and its content (Kubernetes objects, SOPS-encrypted files, NVIDIA's config "
+         "formats by their own markers). Chart files, templates, other charts' values, encrypted files, kustomize's "
+         "own inputs and other tools' files are not judged, whatever they hold.", "gengpu (loading/roles.py)",
          applies_to=OVERLAY),
 ]

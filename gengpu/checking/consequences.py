@@ -1,0 +1,64 @@
+"""Advice weighed against the files of a run.
+
+Some findings matter only through something else: a ServiceMonitor without honorLabels renames the exporter's pod
+label, which breaks only a rule or dashboard that reads it; a DRA claim that asks for time-slicing fails only where
+the driver runs without its feature gate, and the driver's install values may live in another repository. Such a
+rule marks its hit with the fact it needs (Hit.needs); each file's check records the facts its documents show
+(facts()); and once every file of the run is checked, weigh() keeps the rule's severity where the facts are there
+and makes the finding information where they are not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from gengpu.checking import targets as T
+from gengpu.checking.podspecs import dig
+
+WORKLOAD_LABELS = "dcgm-workload-labels"  # a rule or dashboard reads the pod, namespace or container of DCGM series
+DRA_GATE_OFF = "dra-gate-off:"  # + gate: an install of NVIDIA's DRA driver in the files leaves that gate off
+DRA_INSTALLED = "dra-installed"  # the files install NVIDIA's DRA driver (its values, whatever its gates)
+OPERATOR_CONFIG = "operator-config:"  # + ConfigMap name: a ClusterPolicy or gpu-operator values name it for the plugin
+DRA_CHARTS = ("nvidia-dra-driver-gpu", "dra-driver-nvidia-gpu")
+DRA_SHARING_GATES = ("TimeSlicingSettings", "MPSSupport")
+_LABELS = re.compile(r"\b(exported_)?(pod|namespace|container)\b")
+
+# What a finding says when its fact is missing: why it is only information here.
+MISSING = {
+    WORKLOAD_LABELS: "nothing in the files checked reads the exporter's pod, namespace or container labels",
+    DRA_GATE_OFF: "the DRA driver's install values are not in the files checked",
+    OPERATOR_CONFIG: "no ClusterPolicy or gpu-operator values in the files checked name this ConfigMap; a device "
+    "plugin of your own reads it as written",
+}
+
+
+def facts(subjects) -> list[str]:
+    """The facts a file's subjects show."""
+    found = set()
+    for s in subjects:
+        if s.kind == T.QUERIES and any(_LABELS.search(expr) for _, expr in s.queries):
+            found.add(WORKLOAD_LABELS)
+        name = dig(s.data, "spec", "devicePlugin", "config", "name") if s.kind == T.CLUSTER_POLICY else \
+            dig(s.data, "devicePlugin", "config", "name") if s.kind == T.HELM_VALUES and s.chart == "gpu-operator" \
+            else None
+        if isinstance(name, str):
+            found.add(OPERATOR_CONFIG + name)
+        if s.kind == T.HELM_VALUES and s.chart in DRA_CHARTS:
+            gates = s.data.get("featureGates") if isinstance(s.data.get("featureGates"), dict) else {}
+            found |= {DRA_GATE_OFF + g for g in DRA_SHARING_GATES if gates.get(g) is not True} | {DRA_INSTALLED}
+    return sorted(found)
+
+
+def weigh(findings, run_facts) -> list:
+    """Findings whose fact the run does not show, as information; a DRA gate the files' install turns on, gone."""
+    out = []
+    for f in findings:
+        if f.needs.startswith(DRA_GATE_OFF) and f.needs not in run_facts and DRA_INSTALLED in run_facts:
+            continue  # the driver the files install has the gate on
+        if f.needs and f.needs not in run_facts and f.severity != "info":
+            missing = MISSING.get(f.needs) or MISSING.get(f.needs.split(":", 1)[0] + ":", "")
+            # the message stays the rule's own (a baseline entry keeps matching it); the fix says why it is advice
+            f = replace(f, severity="info", fix=f"Advice here: {missing}. {f.fix}" if missing else f.fix)
+        out.append(f)
+    return out

@@ -269,3 +269,20 @@ def test_verbose_says_what_each_file_was_taken_for(run, tmp_path):
     assert any(line.startswith("gengpu: ns.yaml:1: object (Namespace gpu)") for line in said)
     assert any(line.startswith("gengpu: kustomization.yaml:1: nothing GPU-related: kustomization: kustomize reads "
                                "a file of this name") for line in said)
+
+
+def test_fields_of_a_newer_operator_release_the_files_pin_are_said_once(run, tmp_path):
+    """A ClusterPolicy with fields gengpu's CRD (GPU Operator v26.7.0) lacks: unknown fields, unless the files install
+    a newer operator, whose CRD may have them; then one line says so (was: an error per field)."""
+    policy = ("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n"
+              "  operator: {}\n  daemonsets: {}\n  dcgm: {enabled: true}\n"
+              "  dcgmExporter: {enabled: true}\n  devicePlugin: {enabled: true}\n  driver: {enabled: true}\n"
+              "  gfd: {enabled: true}\n  nodeStatusExporter: {enabled: false}\n  toolkit: {enabled: true}\n"
+              "  validator: {}\n  futureThing: {enabled: true}\n  laterThing: true\n")
+    write(tmp_path, {"policy.yaml": policy, "release.yaml": HELM_RELEASE.replace("v26.7.0", "v27.1.0")})
+    alone = validate(run, tmp_path, "policy.yaml")
+    assert [(f[1], f[2], f[3]) for f in alone] == [(16, "error", "object-schema"), (17, "error", "object-schema")]
+    together = validate(run, tmp_path, "policy.yaml", "release.yaml")
+    assert together == [("policy.yaml", 16, "info", "object-schema",
+                         "ClusterPolicy cluster-policy: fields gengpu's CRD (from v26.7.0) does not have, 'futureThing' "
+                         "first; these files install gpu-operator v27.1.0, whose CRD may have them: not checked")]

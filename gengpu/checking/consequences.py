@@ -20,6 +20,8 @@ WORKLOAD_LABELS = "dcgm-workload-labels"  # a rule or dashboard reads the pod, n
 DRA_GATE_OFF = "dra-gate-off:"  # + gate: an install of NVIDIA's DRA driver in the files leaves that gate off
 DRA_INSTALLED = "dra-installed"  # the files install NVIDIA's DRA driver (its values, whatever its gates)
 OPERATOR_CONFIG = "operator-config:"  # + ConfigMap name: a ClusterPolicy or gpu-operator values name it for the plugin
+RELEASE = "release:"  # + chart@version: the files install this release of a chart (a HelmRelease, an Application)
+NEWER = "unless-newer:"  # + charts@release: moot where the files pin a release of one of the charts after it
 DRA_CHARTS = ("nvidia-dra-driver-gpu", "dra-driver-nvidia-gpu")
 DRA_SHARING_GATES = ("TimeSlicingSettings", "MPSSupport")
 _LABELS = re.compile(r"\b(exported_)?(pod|namespace|container)\b")
@@ -44,16 +46,61 @@ def facts(subjects) -> list[str]:
             else None
         if isinstance(name, str):
             found.add(OPERATOR_CONFIG + name)
+        if s.kind == T.OBJECT:
+            found |= {RELEASE + f"{chart}@{version}" for chart, version in _releases(s.data)}
         if s.kind == T.HELM_VALUES and s.chart in DRA_CHARTS:
             gates = s.data.get("featureGates") if isinstance(s.data.get("featureGates"), dict) else {}
             found |= {DRA_GATE_OFF + g for g in DRA_SHARING_GATES if gates.get(g) is not True} | {DRA_INSTALLED}
     return sorted(found)
 
 
+def _releases(data: dict) -> list[tuple[str, str]]:
+    """(chart, version) a HelmRelease or an Argo CD Application installs."""
+    if data.get("kind") == "HelmRelease":
+        spec = dig(data, "spec", "chart", "spec")
+        pairs = [(spec.get("chart"), spec.get("version"))] if isinstance(spec, dict) else []
+    elif data.get("kind") == "Application":
+        spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+        sources = [spec.get("source")] + (spec.get("sources") if isinstance(spec.get("sources"), list) else [])
+        pairs = [(s.get("chart"), s.get("targetRevision")) for s in sources if isinstance(s, dict)]
+    else:
+        return []
+    return [(str(c), str(v)) for c, v in pairs if c and v]
+
+
+def _newer(needs: str, run_facts) -> str | None:
+    """The release the files pin that is newer than the CRD gengpu has, for an unless-newer finding."""
+    from gengpu import catalog
+
+    charts, _, shipped = needs[len(NEWER):].partition("@")
+    for fact in sorted(run_facts):
+        if fact.startswith(RELEASE):
+            chart, _, version = fact[len(RELEASE):].partition("@")
+            if chart in charts.split(",") and re.fullmatch(r"v?\d+\.\d+\.\d+", version) and \
+                    catalog.version_tuple(version) > catalog.version_tuple(shipped):
+                return f"{chart} {version}"
+    return None
+
+
 def weigh(findings, run_facts) -> list:
-    """Findings whose fact the run does not show, as information; a DRA gate the files' install turns on, gone."""
-    out = []
+    """Findings whose fact the run does not show, as information; a DRA gate the files' install turns on, gone; and
+    fields gengpu's CRD lacks, where the files pin a newer release of it, said once per object as information."""
+    out, said = [], set()
     for f in findings:
+        if f.needs.startswith(NEWER):
+            newer = _newer(f.needs, run_facts)
+            if newer is None:
+                out.append(f)
+                continue
+            what = f.message.split(" at /", 1)[0]
+            if (f.file, what) not in said:  # one line for the object, whatever it holds that gengpu cannot check
+                said.add((f.file, what))
+                shipped, field = f.needs.rpartition("@")[2], f.message.rpartition("unknown field ")[2]
+                out.append(replace(f, severity="info", message=f"{what}: fields gengpu's CRD (from {shipped}) does "
+                                   f"not have, {field} first; these files install {newer}, whose CRD may have them: "
+                                   "not checked", fix="Nothing to fix if that release has them; gengpu checks them "
+                                   "once it ships its CRD."))
+            continue
         if f.needs.startswith(DRA_GATE_OFF) and f.needs not in run_facts and DRA_INSTALLED in run_facts:
             continue  # the driver the files install has the gate on
         if f.needs and f.needs not in run_facts and f.severity != "info":

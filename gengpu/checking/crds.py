@@ -8,6 +8,7 @@ newer than the copy gengpu pins; its own custom resources are checked against th
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from pathlib import Path
 
@@ -75,6 +76,9 @@ class RepositoryCRDs:
         self.root = root
         self._files = files  # YAML files that may hold CRDs (repository._index)
         self._found: dict[tuple[str, str, str], tuple[dict, dict | None, str] | None] = {}
+        self._order: list[Path] | None = None
+        self._texts: dict[Path, str] = {}
+        self._parsed: dict[Path, list[dict]] = {}
 
     def schema(self, group: str, version: str, kind: str) -> tuple[dict, dict | None, str] | None:
         """(converted schema, schema as written if it has CEL rules, where) of the repository's CRD for a kind, or
@@ -85,25 +89,17 @@ class RepositoryCRDs:
         return self._found[key]
 
     def _find(self, group: str, version: str, kind: str):
-        import yaml
-
         from gengpu.loading.reading import read_text
 
-        ranked = sorted(self._files, key=lambda p: (next(i for i, r in enumerate(_RANK) if r.search(_rel(p, self.root))),
-                                                    _rel(p, self.root)))
-        for path in ranked:
-            text = read_text(path) or ""
+        for path in self._ranked():
+            if path not in self._texts:
+                self._texts[path] = read_text(path) or ""
+            text = self._texts[path]
             if "CustomResourceDefinition" not in text or group not in text or kind not in text:
                 continue
-            try:
-                docs = list(yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
-            except yaml.YAMLError:
-                continue
-            for crd in docs:
-                spec = crd.get("spec") if isinstance(crd, dict) and crd.get("kind") == "CustomResourceDefinition" \
-                    else None
-                if not isinstance(spec, dict) or spec.get("group") != group or \
-                        (spec.get("names") or {}).get("kind") != kind:
+            for crd in self._crds_in(path, text):
+                spec = crd["spec"]
+                if spec.get("group") != group or (spec.get("names") or {}).get("kind") != kind:
                     continue
                 try:
                     for name, converted, raw in crd_schemas(crd, _rel(path, self.root)):
@@ -112,6 +108,25 @@ class RepositoryCRDs:
                 except (KeyError, TypeError, AttributeError):
                     continue
         return None
+
+    def _ranked(self) -> list[Path]:
+        if self._order is None:
+            self._order = sorted(self._files, key=lambda p: (
+                next(i for i, r in enumerate(_RANK) if r.search(_rel(p, self.root))), _rel(p, self.root)))
+        return self._order
+
+    def _crds_in(self, path: Path, text: str) -> list[dict]:
+        """The CRDs of one file, parsed once a run (operators' CRDs run to megabytes)."""
+        if path not in self._parsed:
+            import yaml
+
+            try:
+                docs = list(yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+            except yaml.YAMLError:
+                docs = []
+            self._parsed[path] = [d for d in docs if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"
+                                  and isinstance(d.get("spec"), dict)]
+        return self._parsed[path]
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -126,3 +141,32 @@ def candidate(rel_parts: tuple[str, ...], name: str) -> bool:
     <group>_<plural>.yaml."""
     return bool(_CANDIDATE.search(name)) or any(p in ("crd", "crds", "bases") for p in rel_parts) or \
         ("_" in name and "." in name.split("_", 1)[0])
+
+
+# --- the release behind each CRD gengpu ships ------------------------------------------------------------------------
+
+def shipped_release(group: str, schema_name: str) -> tuple[tuple[str, ...], str] | None:
+    """(the charts that install the group's CRDs, the release gengpu's CRD came from) for a CRD gengpu ships, or
+    None (gengpu/data/kinds.yaml crdCharts, schemas/crds/SOURCES.yaml)."""
+    from gengpu import catalog
+
+    charts = catalog.data_file("kinds.yaml").get("crdCharts", {}).get(group)
+    release = _releases().get(schema_name)
+    return (tuple(charts), release) if charts and release else None
+
+
+@functools.cache
+def sources() -> list[dict]:
+    """schemas/crds/SOURCES.yaml: where each CRD gengpu ships came from (scripts/sync-schemas writes it)."""
+    import yaml
+
+    from gengpu.schemas_dir import schemas_path
+
+    text = (schemas_path() / "crds" / "SOURCES.yaml").read_text(encoding="utf-8")
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["sources"]
+
+
+@functools.cache
+def _releases() -> dict[str, str]:
+    """Schema file -> the release of the upstream CRD it was converted from."""
+    return {name: str(e.get("tag") or e.get("version")) for e in sources() for name in e.get("schemas", [])}

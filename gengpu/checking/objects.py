@@ -11,9 +11,12 @@ from __future__ import annotations
 import functools
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from gengpu.checking import cel
+from gengpu.checking.consequences import NEWER
+from gengpu.checking.crds import shipped_release
 from gengpu.loading import roles
 from gengpu.findings import Finding, UsageError
 from gengpu.schemas_dir import kubernetes_schemas_path, schemas_path
@@ -33,7 +36,12 @@ def placeholder(value, substituted) -> bool:
         return FILLED_IN.fullmatch(value) is not None or SUBSTITUTED.fullmatch(value) is not None and substituted()
     return isinstance(value, dict) and len(value) == 1 and next(iter(value.values())) is None and \
         re.fullmatch(r"[A-Z][A-Z0-9_]*", str(next(iter(value)))) is not None
-_DEFINITIONS = "https://kubernetes.io/api/_definitions.json"
+_DEFINITIONS_REF = "/api/_definitions.json#/$defs/"  # how a kind's schema refers to Kubernetes' definitions
+_REF = re.compile(r'"\$ref":\s*"(?:/api/_definitions\.json)?#/\$defs/([^"]+)"')
+
+
+def _refs(schema) -> list[str]:
+    return _REF.findall(json.dumps(schema))
 
 
 def schema_name(group: str, version: str, kind: str) -> str:
@@ -58,7 +66,7 @@ class Schemas:
         self.kubernetes_version = kubernetes_version or DEFAULT_KUBERNETES_VERSION
         self.repositories = repositories
         self._validators: dict = {}
-        self._registry = None
+        self._definitions_of_version = None
 
     def repository_crd(self, file: str, group: str, version: str, kind: str):
         """(validator, schema as written if it has CEL rules, where) of the CRD the file's repository carries for a
@@ -75,14 +83,6 @@ class Schemas:
 
             self._validators[key] = jsonschema_rs.validator_for(found[0], validate_formats=False)
         return self._validators[key], found[1], found[2]
-
-    def _registry_for_native(self):
-        import jsonschema_rs
-
-        if self._registry is None:
-            defs = json.loads((native_dir(self.kubernetes_version) / "_definitions.json").read_text(encoding="utf-8"))
-            self._registry = jsonschema_rs.Registry([(_DEFINITIONS, defs)])
-        return self._registry
 
     def source(self, group: str, version: str, kind: str) -> tuple[Path, bool] | None:
         """The schema file for a kind, and whether it is a Kubernetes one (needs the definitions)."""
@@ -115,8 +115,37 @@ class Schemas:
             if not any(g.get("group", "") == group and g.get("version") == version and g.get("kind") == kind
                        for g in gvks):
                 return None
-            return jsonschema_rs.validator_for(schema, registry=self._registry_for_native(), validate_formats=False)
+            return jsonschema_rs.validator_for(self._bundled(path.name, schema), validate_formats=False)
         return jsonschema_rs.validator_for(schema, validate_formats=False)
+
+    def _bundled(self, name: str, schema: dict) -> dict:
+        """A Kubernetes kind's schema with the definitions it reaches inside it: what a run that checks a few objects
+        compiles instead of all of Kubernetes' definitions (1.8 MB). Kept in gengpu's cache by version and kind."""
+        from gengpu import fleet
+
+        store = fleet.Cache()
+        key = store.key("kubernetes-schema", self.kubernetes_version, name)
+        cached = store.get_json(key)
+        if isinstance(cached, dict):
+            return cached
+        defs = self._definitions()
+        needed, todo = {}, _refs(schema)
+        while todo:
+            ref = todo.pop()
+            if ref not in needed and ref in defs:
+                needed[ref] = defs[ref]
+                todo += _refs(defs[ref])
+        bundle = json.loads(json.dumps(schema).replace(f'"{_DEFINITIONS_REF}', '"#/$defs/'))
+        bundle["$defs"] = needed
+        if store.root.is_dir():  # a repository gengpu has run in (as catalog.data_file keeps its tables)
+            store.put_json(key, bundle)
+        return bundle
+
+    def _definitions(self) -> dict:
+        if self._definitions_of_version is None:
+            text = (native_dir(self.kubernetes_version) / "_definitions.json").read_text(encoding="utf-8")
+            self._definitions_of_version = json.loads(text)["$defs"]
+        return self._definitions_of_version
 
 
 @functools.cache
@@ -222,6 +251,7 @@ def check_object(schemas: Schemas, doc, data: dict, label: str, rules, honoured=
     rule = rules["object-schema"]
     findings = []
     marked = None if local else documented(group, version, kind)
+    shipped = None if local or marked else shipped_release(group, schema_name(group, version, kind))
     # a strategic-merge patch is part of an object: the object it patches has the rest, and its $patch directives
     # are kustomize's (a patch a kustomization names is judged again as the object it patches: pipeline/parts.py)
     patch = doc.role is not None and doc.role.name == roles.PATCH
@@ -234,7 +264,9 @@ def check_object(schemas: Schemas, doc, data: dict, label: str, rules, honoured=
             continue
         file, line, col = doc.where(path, key=key)
         if key:
-            findings.append(unknown_field(rules, file, (line, col), label, _pointer(path), path[-1], marked))
+            found = unknown_field(rules, file, (line, col), label, _pointer(path), path[-1], marked)
+            # a field a newer release of the CRD's chart may have: moot where the files pin one (consequences.py)
+            findings.append(replace(found, needs=f"{NEWER}{','.join(shipped[0])}@{shipped[1]}") if shipped else found)
             continue
         findings.append(Finding(file, line, col, rule.severity, rule.id, f"{label} at {_pointer(path)}: {message}",
                                 "fix the field so it matches the schema"))

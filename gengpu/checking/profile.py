@@ -5,18 +5,13 @@ from __future__ import annotations
 from gengpu.checking.run import check_profile_rules
 from gengpu.checking.schema import check_schema
 from gengpu.findings import Finding
-from gengpu.loading import Document
+from gengpu.loading import Document, roles
 from gengpu.model import Profile, build_profile
 
 
-OTHER_KINDS = ("Placement",)  # gengpu's own local-config objects in placement components: not profiles
-
-
 def is_profile(doc: Document) -> bool:
-    """A GPUProfile, or something meant as one (gengpu's apiVersion with a misspelt kind)."""
-    data = doc.data
-    return isinstance(data, dict) and (data.get("kind") == "GPUProfile" or (
-        str(data.get("apiVersion", "")).startswith("gengpu.dev/") and data.get("kind") not in OTHER_KINDS))
+    """A GPUProfile, or something meant as one (loading/roles.py decides)."""
+    return roles.is_profile(doc.data)
 
 
 def _schema_finding(file: str, message: str, fix: str) -> Finding:

@@ -6,7 +6,6 @@ import functools
 import json
 
 from gengpu.checking.rules import RULES
-from gengpu.checking.schema import check_schema
 from gengpu.checking.subjects import SUPPRESS_PREFIX, Documents, Subject
 from gengpu.checking.targets import (DEVICE_PLUGIN_CONFIG, GKE_AUTOPROVISIONING, MIG_PARTED_CONFIG, OBJECT, OVERLAY,
                                      PROFILE)
@@ -58,6 +57,8 @@ def check_subject(subject: Subject, ctx=None, schemas=None, shapeless: bool = Fa
     honoured = {r for r, why in subject.suppressed.items() if why.strip() and (r not in RULES or RULES[r].suppressible)}
     findings = []
     if subject.kind in SCHEMAS:
+        from gengpu.checking.schema import check_schema  # (python-jsonschema: only for the configs it checks)
+
         name, rule, unknown = SCHEMAS[subject.kind]
         findings += check_schema(subject.doc, schema_file(name), rule, unknown, data=subject.data, suppressed=honoured)
     if subject.kind == OBJECT and schemas is not None:

@@ -225,6 +225,15 @@ def decide(path: Path, docs: list, findings: list, text: str | None, repo) -> De
     return Decided(roles, first, [])
 
 
+PROFILE_OTHER_KINDS = ("Placement",)  # gengpu's own local-config objects in placement components: not profiles
+
+
+def is_profile(data) -> bool:
+    """A GPUProfile, or something meant as one (gengpu's apiVersion with a misspelt kind)."""
+    return isinstance(data, dict) and (data.get("kind") == "GPUProfile" or (
+        str(data.get("apiVersion", "")).startswith("gengpu.dev/") and data.get("kind") not in PROFILE_OTHER_KINDS))
+
+
 def content_role(data) -> Role:
     """The role of a document loading never saw as a file (gengpu's own overlay files, an embedded config): by its
     content alone."""

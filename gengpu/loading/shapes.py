@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import functools
 
-from gengpu import catalog
-
 
 @functools.cache
 def _shapes() -> list[dict]:
+    from gengpu import catalog  # (the table, on the first plain mapping a run meets)
+
     return catalog.data_file("kinds.yaml")["shapes"]
 
 

@@ -9,7 +9,6 @@ remote base, no kustomize) leaves its files judged as parts: fields they lack ar
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from gengpu.findings import Finding, display
 from gengpu.loading import roles as R
 from gengpu.loading.folders import Files
@@ -37,6 +36,8 @@ def judge(parts: list, repositories, ctx, schemas_for, jobs: int, notes: list[st
     """parts: (source, its findings as written). Each home kustomization is rendered once (kustomize runs in
     parallel); a file keeps the findings its renders give at its own lines, or, where no home renders, the findings
     it has as a part."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from gengpu.checking import documents
     from gengpu.rendering import kustomized
 
@@ -63,6 +64,9 @@ def judge(parts: list, repositories, ctx, schemas_for, jobs: int, notes: list[st
         if docs is None:
             notes.append(f"{shown}: not rendered: {why}")
             continue
+        # only the objects a file of the run wrote, or patched: the rest of the kustomization is not this run's
+        docs = [d for d in docs if d.file in wanted or any(p.file in wanted for p in d.patches) or
+                any(op[0].file in wanted for op in d.operations)]
         found, _ = documents.check_documents(docs, ctx, schemas_for())
         for source in sources:
             judged.setdefault(source.shown, [])

@@ -88,9 +88,9 @@ class Source:
         """Files in profiles/ are profiles, as build takes them; elsewhere, files that say they are one."""
         if os.path.dirname(self.real) == _real_dir(DEFAULT_PROFILES):
             return True
-        from gengpu.checking.profile import is_profile
+        from gengpu.loading.roles import is_profile
 
-        return any(is_profile(d) for d in self.docs)
+        return any(is_profile(d.data) for d in self.docs)
 
     @functools.cached_property
     def real(self) -> str:

@@ -67,7 +67,9 @@ def validate(paths: list[str], kubernetes_version: str | None = None, profile: s
     if profiles:
         loaded = load_profiles(profiles, Path(DEFAULT_OVERLAYS), index)
         findings += loaded.findings
-        clusters = _clusters(profiles, loaded)
+        # the clusters overlays' workloads are checked against: only when there are overlays (a pre-commit run on
+        # a profile builds none)
+        clusters = _clusters(profiles, loaded) if overlays else {}
     findings += _check_overlays(overlays, kubernetes_version, ctx, clusters, engine, jobs, cache, progress, files)
     chosen = {id(s) for s in profiles}
     others = [s for s in sources if id(s) not in chosen]

@@ -15,7 +15,6 @@ from gengpu.checking.podspecs import REQUIRED_TERMS, dig
 from gengpu.checking.rules._karpenter import launches_gpus, requirements
 from gengpu.checking.rules._pods import tolerates
 from gengpu.checking.targets import KARPENTER_NODEPOOL
-from gengpu.model import Taint
 
 GROUP = "eks.amazonaws.com"  # nodeClassRef.group of an Auto Mode NodePool (its NodeClass, eks.amazonaws.com/v1)
 COMPUTE_TYPE = "eks.amazonaws.com/compute-type"  # "auto" on every Auto Mode node
@@ -51,6 +50,8 @@ def _nvidia(obj: dict) -> bool:
 
 def auto_pools(overlay, gpus: bool = True) -> list[AutoPool]:
     """The Auto Mode NodePools in the files (with gpus, those that launch only NVIDIA GPU instances)."""
+    from gengpu.model import Taint  # (the profile model: only where an Auto Mode pool is read)
+
     pools = []
     for s in overlay.subjects:
         data = s.data if isinstance(s.data, dict) else {}

@@ -7,12 +7,10 @@ from gengpu.checking.rules.base import OBJECT, Hit, Rule
 def deprecated() -> dict[tuple[str, str], tuple[str, str]]:
     """(apiVersion, kind) -> (the CRD's own deprecation warning, where the CRD comes from), for every version a
     synced CRD marks deprecated (scripts/sync-schemas records them in schemas/crds/SOURCES.yaml)."""
-    import yaml
-
-    from gengpu.schemas_dir import schemas_path
+    from gengpu.checking.crds import sources
 
     out = {}
-    for source in yaml.safe_load((schemas_path() / "crds" / "SOURCES.yaml").read_text())["sources"]:
+    for source in sources():
         origin = (f"{source['module']}@{source['version']}" if "module" in source
                   else f"{source['repo']}@{source['tag']}")
         for entry in source.get("deprecated", []):

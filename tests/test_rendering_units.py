@@ -9,17 +9,17 @@ import pytest
 from gengpu.headers import header
 from gengpu.loading.source import load_documents
 from gengpu import binaries as tools
-from gengpu.rendering import inprocess, render
+from gengpu.rendering import inprocess, kustomized, render
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_json_pointers_unescape_and_index():
-    assert render._json_pointer("") == () and render._json_pointer("/") == ()
-    assert render._json_pointer("/metadata/annotations/a~1b~0c/0") == ("metadata", "annotations", "a/b~c", 0)
-    assert render._json_pointer("/spec/template/spec/containers/12/name") == (
+    assert kustomized.json_pointer("") == () and kustomized.json_pointer("/") == ()
+    assert kustomized.json_pointer("/metadata/annotations/a~1b~0c/0") == ("metadata", "annotations", "a/b~c", 0)
+    assert kustomized.json_pointer("/spec/template/spec/containers/12/name") == (
         "spec", "template", "spec", "containers", 12, "name")
-    assert render._json_pointer("/XPU/X") == ("XPU", "X")  # only the slashes around it are stripped
+    assert kustomized.json_pointer("/XPU/X") == ("XPU", "X")  # only the slashes around it are stripped
 
 
 def test_a_path_is_shown_as_a_json_pointer():

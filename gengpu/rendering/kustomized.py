@@ -218,11 +218,12 @@ def _patches(obj: dict, source: Document | None, home, files: Files, display) ->
             elif isinstance(doc.data, list):
                 for i, op in enumerate(doc.data):
                     if isinstance(op, dict) and isinstance(op.get("path"), str) and op.get("op") in ("add", "replace"):
-                        operations.append((doc, i, _pointer(op["path"]), ()))
+                        operations.append((doc, i, json_pointer(op["path"]), ()))
     return patches, operations
 
 
-def _pointer(text: str) -> tuple:
+def json_pointer(text: str) -> tuple:
+    """A JSON pointer (RFC 6901: /spec/values/a~1b) as a path tuple, list indexes as ints."""
     parts = []
     for raw in text.strip("/").split("/") if text.strip("/") else []:
         part = raw.replace("~1", "/").replace("~0", "~")

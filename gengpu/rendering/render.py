@@ -25,6 +25,7 @@ from gengpu.rendering import inprocess, k8s_schemas
 from gengpu.loading.folders import Files
 from gengpu.loading.folders import kustomization_file as _kustomization
 from gengpu.rendering.inprocess import Rendered
+from gengpu.rendering.kustomized import json_pointer
 from gengpu.schemas_dir import schemas_path
 
 DEFAULT_KUBERNETES_VERSION = "1.37"
@@ -150,14 +151,6 @@ _ADDITIONAL = re.compile(r"additional properties (.+) not allowed")
 _AT = re.compile(r"- at '([^']*)': (.*?)(?=\s+- at '|$)", re.MULTILINE)
 
 
-def _json_pointer(path: str) -> tuple:
-    parts = []
-    for raw in path.strip("/").split("/") if path.strip("/") else []:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        parts.append(int(part) if part.isdigit() else part)
-    return tuple(parts)
-
-
 def _leaf_errors(msg: str, errors: list[dict]) -> list[tuple[str, str]]:
     """kubeconform's validationErrors stop at a $ref ('validation failed'); its msg has the leaves."""
     if errors and all(e.get("msg") != "validation failed" for e in errors):
@@ -210,7 +203,7 @@ def kubeconform_check(manifests: str, overlay: Path, display: str, kubernetes_ve
             findings.append(Finding(file, *(doc.position(()) if doc else (1, 1)), rule.severity, rule.id,
                                     f"{what}: {res.get('msg', res.get('status'))} (kubeconform)", "fix the resource"))
         for where, message in leaves:
-            path = _json_pointer(where)
+            path = json_pointer(where)
             extra = _ADDITIONAL.match(message)
             names = re.findall(r"'([^']*)'", extra.group(1)) if extra else [None]
             for field in names:

@@ -36,7 +36,7 @@ class Use:
     target: tuple = ()  # PATCH: the (kind, name) its entry's target selects, where it says
 
     def says(self, root: Path) -> str:
-        where = _relative(self.kustomization, root)
+        where = relative(self.kustomization, root)
         return f"{where} names it under {self.field}" + (f" (chart {self.chart})" if self.chart else "")
 
 
@@ -63,9 +63,10 @@ class Kustomization:
             bool(self.data.get("helmChartInflationGenerator"))
 
 
-def _relative(path: Path, root: Path) -> str:
+def relative(path: Path, root: Path) -> str:
+    """A path as the repository names it (POSIX, from its root), links resolved; as it is when outside."""
     try:
-        return path.relative_to(root).as_posix()
+        return Path(os.path.relpath(os.path.realpath(path), os.path.realpath(root))).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -85,7 +86,8 @@ def _is_inline(text: str) -> bool:
 
 
 class Repository:
-    """One repository's kustomizations and charts, indexed on first use."""
+    """One repository's kustomizations (what each names, and how), its Helm charts, the files that may hold CRDs and
+    its YAML files: one walk, on first use."""
 
     def __init__(self, root: Path):
         self.root = root
@@ -95,7 +97,6 @@ class Repository:
         self._yaml_files: list[Path] = []
         self._crds = None
         self._substitutes: bool | None = None
-        self.complete = True  # False when the walk stopped at MAX_ENTRIES
 
     # --- what the repository holds ---------------------------------------------------------------------------
     @property
@@ -161,8 +162,7 @@ class Repository:
         for folder, dirs, files in os.walk(self.root):
             seen += len(dirs) + len(files)
             if seen > MAX_ENTRIES:
-                self.complete = False
-                break
+                break  # a run from far above any repository (no .git): what is indexed so far is the evidence
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
             parts = Path(folder).relative_to(self.root).parts
             for name in files:

@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 
 from gengpu.loading import shapes
 from gengpu.loading.folders import KUSTOMIZATION_NAMES
+from gengpu.loading.repository import relative
 
 # Judged
 PROFILE = "profile"
@@ -114,7 +115,7 @@ def _by_place(path: Path, repo) -> Role | None:
         return Role(KUSTOMIZATION, "kustomize reads a file of this name")
     if name in _OTHER_NAMES:
         return Role(OTHER, f"a {_OTHER_NAMES[name]} file")
-    rel = PurePosixPath(_relative(path, repo.root))
+    rel = PurePosixPath(relative(path, repo.root))
     for part in rel.parts[:-1]:
         if part in _OTHER_FOLDERS:
             return Role(OTHER, f"in {part}/ ({_OTHER_FOLDERS[part]})")
@@ -124,8 +125,8 @@ def _by_place(path: Path, repo) -> Role | None:
     if chart is None:
         return None
     chart_name = _chart_name(chart)
-    inside = PurePosixPath(_relative(path, chart))
-    said = f"the {chart_name} chart at {_relative(chart, repo.root) or '.'}"
+    inside = PurePosixPath(relative(path, chart))
+    said = f"the {chart_name} chart at {relative(chart, repo.root) or '.'}"
     if len(inside.parts) == 1 and name in _CHART_FILES:
         return Role(CHART_FILE, f"the metadata of {said}")
     if inside.parts[0] in ("templates", "tests", "charts") and len(inside.parts) > 1:
@@ -147,15 +148,6 @@ def _chart_name(folder: Path) -> str:
     return m.group(1) if m else folder.name
 
 
-def _relative(path: Path, root: Path) -> str:
-    import os
-
-    try:
-        return Path(os.path.relpath(os.path.realpath(path), os.path.realpath(root))).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
 def _by_use(path: Path, repo) -> Role | None:
     """A role from what names the file: a kustomization's patches, resources, generators or helmCharts."""
     from gengpu.loading import repository as R
@@ -172,8 +164,7 @@ def _by_use(path: Path, repo) -> Role | None:
     if R.CHART_VALUES in hows:
         use = next(u for u in uses if u.how == R.CHART_VALUES)
         return Role(VALUES, said, chart=use.chart, version=use.version)
-    if R.GENERATOR_INPUT in hows:
-        return Role(KUSTOMIZE_INPUT, said)  # its content may still be an NVIDIA config (by its own markers)
+    # a generator's input or one of kustomize's configurations: data, though an NVIDIA config by its own markers
     return Role(KUSTOMIZE_INPUT, said)
 
 
@@ -220,9 +211,9 @@ def decide(path: Path, docs: list, findings: list, text: str | None, repo) -> De
     marker = _MARKER.search(text or "")
     objects = any(isinstance(d.data, dict) and "apiVersion" in d.data and "kind" in d.data for d in docs)
     roles = [_content(doc.data, context, marker, objects) for doc in docs]
-    first = next((r for r in roles if r.judged), roles[0] if roles else
-                 Role(OTHER, "no documents") if context is None else context)
-    return Decided(roles, first, [])
+    if not roles:
+        return Decided([], context or Role(OTHER, "no documents"), [])
+    return Decided(roles, next((r for r in roles if r.judged), roles[0]), [])
 
 
 PROFILE_OTHER_KINDS = ("Placement",)  # gengpu's own local-config objects in placement components: not profiles

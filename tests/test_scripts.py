@@ -7,6 +7,7 @@ compares it with the exact list expected.
 
 import copy
 import os
+from pathlib import Path
 import subprocess
 
 import pytest
@@ -145,3 +146,17 @@ def test_the_schema_refuses_labels_taints_and_instance_types_kubernetes_would_re
 
     rules = [f["rule"] for f in json.loads(result.stdout)["findings"]]
     assert rules == ["profile-schema"], result.stdout
+
+
+SCRIPTS = sorted(p for p in (Path(__file__).resolve().parent.parent / "scripts").iterdir()
+                 if p.is_file() and p.read_bytes()[:64].startswith(b"#!/usr/bin/env"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[p.name for p in SCRIPTS])
+def test_every_script_parses(script):
+    """A script no test runs (bench, sync-*) still parses: Python by compiling it, bash by `bash -n`."""
+    first = script.read_text().splitlines()[0]
+    if "python" in first:
+        compile(script.read_text(), str(script), "exec")
+    else:
+        assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0

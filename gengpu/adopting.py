@@ -36,6 +36,10 @@ class Group:
     key: str  # the pool name to be
     selector: dict = field(default_factory=dict)  # label=value every node of the group has
     nodes: list[Item] = field(default_factory=list)
+    # no other group has its GPU model and count: gengpu check ties its nodes by what they are, and a selector on
+    # GFD's product would change with sharing (-SHARED) or MIG (-MIG-<profile>)
+    distinct: bool = False
+    dra: bool = False  # its nodes publish GPUs in ResourceSlices of NVIDIA's DRA driver
 
 
 def platform_of(snapshot: Snapshot) -> str:
@@ -69,10 +73,20 @@ def groups(snapshot: Snapshot, platform: str) -> list[Group]:
         else:
             product = labels.get(live_pools.PRODUCT, "gpu")
             count = labels.get(live_pools.COUNT)
-            key = re.sub(r"-SHARED$|-MIG-.*$", "", product) + (f"-x{count}" if count and count != "1" else "")
+            mig_single = "-MIG-" in product  # (gpu.count counts MIG devices there, not GPUs)
+            key = re.sub(r"-SHARED$|-MIG-.*$", "", product) + (
+                f"-x{count}" if count and count != "1" and not mig_single else "")
             selector = {live_pools.PRODUCT: product} if live_pools.PRODUCT in labels else {}
         found.setdefault(key, Group(_pool_name(key, set(found)), selector)).nodes.append(item)
-    return [found[k] for k in sorted(found)]
+    out = [found[k] for k in sorted(found)]
+    kinds = [(live_pools.product_gpu(g.nodes[0].labels.get(live_pools.PRODUCT, "")),
+              g.nodes[0].labels.get(live_pools.COUNT)) for g in out]
+    sliced = {str(s.get("spec", "nodeName")) for s in snapshot.resourceslices
+              if s.text("spec", "driver") == "gpu.nvidia.com"}
+    for group, kind in zip(out, kinds):
+        group.distinct = kinds.count(kind) == 1
+        group.dra = all(n.name in sliced or n.labels.get("nvidia.com/dra-kubelet-plugin") == "true" for n in group.nodes)
+    return out
 
 
 def _pool_name(key: str, taken: set[str]) -> str:
@@ -85,17 +99,26 @@ def pool_of(group: Group, platform: str) -> tuple[dict, list[str]]:
     notes: list[str] = []
     first = group.nodes[0]
     gpu_id, evidence = live_pools.node_gpu_model(platform, first)
-    types = sorted({i.labels.get("node.kubernetes.io/instance-type") for i in group.nodes} - {None})
+    types = sorted({next((i.labels[k] for k in live_pools.INSTANCE_TYPE_LABELS if k in i.labels), None)
+                    for i in group.nodes} - {None})
     spec = catalog.instance_type(platform, types[0]) if types and platform != "kubernetes" else None
+    if types and platform == "kubernetes":
+        # nodes you bring on a cloud's machines (OpenShift or kubeadm on EC2): the cloud's table still names the GPU
+        spec = next((found for cloud in ("eks", "gke", "aks") for found in [catalog.instance_type(cloud, types[0])]
+                     if found and found.get("gpu") and not found.get("family")), None)
     if gpu_id is None and spec and spec.get("gpu"):
         gpu_id = catalog.resolve_gpu(spec["gpu"])
+    if gpu_id is None:
+        gpu_id, evidence = model_from_resources(first) or (None, evidence)
     pool: dict = {"name": group.key, "gpu": gpu_id or "UNKNOWN"}
     if gpu_id is None:
         notes.append(f"pool {group.key}: no label names its GPU model ({evidence or 'no GPU Feature Discovery product'});"
                      " set gpu")
-    gpus = _gpus_per_node(first, spec)
+    gpus, counted = _gpus_per_node(first, spec, gpu_id)
     if gpus:
         pool["gpusPerNode"] = gpus
+        if counted:
+            notes.append(f"pool {group.key}: gpusPerNode {gpus} is {counted}")
     else:
         notes.append(f"pool {group.key}: no label counts its GPUs; set gpusPerNode")
     if platform != "kubernetes":
@@ -104,30 +127,148 @@ def pool_of(group: Group, platform: str) -> tuple[dict, list[str]]:
             notes.append(f"pool {group.key}: its nodes carry no node.kubernetes.io/instance-type; set instanceTypes")
         pool["provisioner"] = "karpenter" if "karpenter.sh/nodepool" in group.selector else \
             ("autopilot" if platform == "gke-autopilot" else "managed")
-    elif group.selector:
+    elif group.selector and not group.distinct:
         pool["nodeSelector"] = dict(group.selector)
-    sharing = _sharing(first, gpus, gpu_id)
-    if sharing:
-        pool["sharing"] = sharing
+    vms = _for_vms(first, gpu_id)
+    if vms:
+        pool.update(vms)
+    else:
+        sharing = _sharing(first, gpus, gpu_id)
+        if sharing:
+            pool["sharing"] = sharing
+    if group.dra:
+        pool["allocation"] = "dra"
+    cc = first.labels.get(CC_MODE)
+    if cc in ("on", "off", "devtools", "ppcie") and cc != "off":
+        pool["confidentialComputing"] = cc
     return pool, notes
 
 
-def _gpus_per_node(item: Item, spec: dict | None) -> int | None:
-    count = item.labels.get(live_pools.COUNT)
-    if count and count.isdigit() and "-MIG-" not in item.labels.get(live_pools.PRODUCT, "") and int(count) > 0:
-        return int(count)
+def _gpus_per_node(item: Item, spec: dict | None, gpu_id: str | None) -> tuple[int | None, str]:
+    """The node's physical GPUs and, where no label or instance type says it, how it was worked out: from what the
+    node registers (its MIG devices over the layout its mig.config names, its vGPUs over the type's share, its
+    passed-through GPUs, its nvidia.com/gpu over GFD's replicas)."""
+    labels = item.labels
+    count = labels.get(live_pools.COUNT)
+    product = labels.get(live_pools.PRODUCT, "")
+    if count and count.isdigit() and "-MIG-" not in product and int(count) > 0:
+        return int(count), ""
     if spec and spec.get("gpus"):
-        return int(spec["gpus"])
+        return int(spec["gpus"]), ""
+    counts = _counts(item)
+    preset = labels.get("nvidia.com/mig.config", "")
+    layout = mig.preset_layout(gpu_id, preset) if gpu_id and preset.startswith("all-") else None
+    devices = {r.removeprefix("nvidia.com/mig-"): n for r, n in counts.items() if r.startswith("nvidia.com/mig-") and n}
+    if layout and devices and all(p in layout for p in devices):
+        per = {p: devices.get(p, 0) / n for p, n in layout.items()}
+        if len(set(per.values())) == 1 and float(next(iter(per.values()))).is_integer():
+            return int(next(iter(per.values()))), f"its MIG devices over {preset}'s layout per GPU"
+    single = re.search(r"-MIG-(\d+g\.\d+gb)$", product)
+    if single and layout and count and count.isdigit() and sum(layout.values()) and \
+            int(count) % sum(layout.values()) == 0:
+        return int(count) // sum(layout.values()), f"GFD's {count} MIG devices over {preset}'s layout per GPU"
+    if layout is None and gpu_id and devices and mig.profiles(gpu_id):
+        # MIG devices that fill whole GPUs: their compute slices over a GPU's (all-balanced on a DGX H100: 16 x 1g,
+        # 8 x 2g and 8 x 3g fill 8 GPUs of 7 slices)
+        table = {p.replace("+", "."): spec for p, spec in mig.profiles(gpu_id).items()}
+        slices = catalog.gpus()[gpu_id]["mig"]["slices"]["compute"]
+        used = sum(table[p]["compute"] * n for p, n in devices.items() if p in table)
+        (only, n), = devices.items() if len(devices) == 1 else ((None, 0),)
+        if only in table and n % table[only]["max"] == 0:
+            # one profile, as many as a GPU holds on each (NVIDIA's all-<profile>)
+            return n // table[only]["max"], f"its {n} {only} devices over the {table[only]['max']} a GPU holds"
+        if all(p in table for p in devices) and used and used % slices == 0:
+            return used // slices, "the GPUs its MIG devices fill (their compute slices over a GPU's); a layout that " \
+                                   "leaves slices free would mean more"
+    vms = {r: n for r, n in _vm_counts(item).items() if n}
+    if vms:
+        total = sum(vms.values())
+        vgpu = next((m.group(1) for r in vms for m in [_VGPU.match(r)] if m), None)
+        per = _per_gpu(gpu_id, vgpu) if vgpu else 1
+        if per and total % per == 0:
+            return total // per, "what the sandbox device plugin offers" + (f" over {per} {vgpu} per GPU" if vgpu else "")
+    replicas = labels.get(REPLICAS)
+    shared = counts.get("nvidia.com/gpu.shared") or counts.get("nvidia.com/gpu")
+    if shared and not devices and not single:
+        if replicas and replicas.isdigit() and int(replicas) > 1:
+            if shared % int(replicas) == 0:
+                return shared // int(replicas), f"the {shared} GPUs it registers over GFD's {replicas} replicas"
+            return None, ""
+        if "nvidia.com/gpu.shared" not in counts and shared <= MAX_GPUS:
+            return shared, (f"the nvidia.com/gpu it registers (no label says whether they are shared: a time-sliced "
+                            "GPU registers once per replica)")
+    return None, ""
+
+
+# NVIDIA's sandbox device plugin: a vGPU as nvidia.com/NVIDIA_<type>, a passed-through GPU by its PCI device name
+# (nvidia.com/GA102GL_A10: the chip, then the product)
+_VGPU = re.compile(r"^nvidia\.com/NVIDIA_(\S+-\d+[A-Z])$")
+_PASSTHROUGH = re.compile(r"^nvidia\.com/[A-Z]{2}\d{3}[A-Z0-9]*_(\S+)$")
+CC_MODE = "nvidia.com/cc.mode"
+MAX_GPUS = 16  # a node's GPUs at most (the profile's gpusPerNode): more registered devices are shares
+
+
+def _vm_counts(item: Item) -> dict[str, int]:
+    out = {}
+    for section in ("allocatable", "capacity"):
+        for k, v in item.mapping("status", section).items():
+            if (_VGPU.match(str(k)) or _PASSTHROUGH.match(str(k)) or str(k) == "nvidia.com/pgpu") and str(v).isdigit():
+                out[str(k)] = int(v)
+    return out
+
+
+def _per_gpu(gpu_id: str | None, vgpu: str) -> int | None:
+    size = re.search(r"-(\d+)[A-Z]$", vgpu)
+    memory = (catalog.gpu(gpu_id) or {}).get("memoryGB") if gpu_id else None
+    return memory // int(size.group(1)) if size and memory and int(size.group(1)) else None
+
+
+def model_from_resources(item: Item) -> tuple[str, str] | None:
+    """(catalog id, evidence) of a GPU model the node's resources name: a vGPU type (NVIDIA_A10-8Q), a passed-through
+    device (GA102GL_A10), or MIG profiles only one GPU has (mig-2g.10gb: A100 40GB)."""
+    for name in _vm_counts(item):
+        m = _VGPU.match(name) or _PASSTHROUGH.match(name)
+        if m:
+            stem = m.group(1).rsplit("-", 1)[0] if _VGPU.match(name) else m.group(1)
+            found = live_pools.product_gpu(stem.replace("_", "-"))
+            if found:
+                return found, name
+    shown = {str(k).removeprefix("nvidia.com/mig-") for section in ("capacity", "allocatable")
+             for k in item.mapping("status", section) if str(k).startswith("nvidia.com/mig-")}
+    if shown:
+        having = [g for g in catalog.gpus() if shown <= {p.replace("+", ".") for p in mig.profiles(g)}]
+        if len(having) == 1:
+            return having[0], ", ".join(f"nvidia.com/mig-{p}" for p in sorted(shown))
     return None
 
 
+def _for_vms(item: Item, gpu_id: str | None) -> dict:
+    """workload (and vgpuType) of a node whose GPUs go to VMs: what the sandbox device plugin offers, else the
+    operator's nvidia.com/gpu.workload.config label."""
+    vms = {r: n for r, n in _vm_counts(item).items() if n}
+    vgpu = next((m.group(1) for r in vms for m in [_VGPU.match(r)] if m), None)
+    label = item.labels.get("nvidia.com/gpu.workload.config")
+    if vgpu or label == "vm-vgpu":
+        return {"workload": "vm-vgpu", **({"vgpuType": vgpu or item.labels["nvidia.com/vgpu.config"]}
+                                           if vgpu or item.labels.get("nvidia.com/vgpu.config") else {})}
+    if vms or label == "vm-passthrough" or item.labels.get(CC_MODE) in ("on", "devtools", "ppcie"):
+        return {"workload": "vm-passthrough"}
+    return {}
+
+
 def _counts(item: Item) -> dict[str, int]:
-    """What the node registered: capacity (allocatable where the snapshot has no capacity)."""
-    out = {}
+    """What the node registered: capacity (allocatable where the snapshot has no capacity), without a name the
+    node no longer serves (allocatable 0 beside another GPU resource that is offered: the kubelet keeps a renamed
+    resource's capacity for a while)."""
+    out, offered = {}, {}
     for section in ("allocatable", "capacity"):
         for k, v in item.mapping("status", section).items():
             if str(k).startswith(live_pools.GPU_PREFIXES) and str(v).isdigit():
                 out[str(k)] = int(v)
+                if section == "allocatable":
+                    offered[str(k)] = int(v)
+    if any(offered.values()):
+        out = {k: v for k, v in out.items() if offered.get(k, v) > 0 or k not in offered}
     return out
 
 
@@ -144,8 +285,11 @@ def _sharing(item: Item, gpus: int | None, gpu_id: str | None) -> dict | None:
         layout = {p: n // gpus for p, n in sorted(devices.items()) if n // gpus}
         return {"mode": "mig", "mig": {"strategy": "mixed", **_layout_or_preset(layout, labels, gpu_id)}}
     single = re.search(r"-MIG-(\d+g\.\d+gb)$", product)
-    if single and gpus and counts.get("nvidia.com/gpu"):
-        layout = {single.group(1): counts["nvidia.com/gpu"] // gpus}
+    # under the single strategy GFD counts the MIG devices in gpu.count, as the plugin registers them
+    registered = counts.get("nvidia.com/gpu") or (int(labels[live_pools.COUNT])
+                                                  if labels.get(live_pools.COUNT, "").isdigit() else 0)
+    if single and gpus and registered:
+        layout = {single.group(1): registered // gpus}
         return {"mode": "mig", "mig": {"strategy": "single", **_layout_or_preset(layout, labels, gpu_id)}}
     strategy, replicas = labels.get(STRATEGY), labels.get(REPLICAS)
     shared = counts.get("nvidia.com/gpu.shared") or counts.get("nvidia.com/gpu")
@@ -171,7 +315,8 @@ def _layout_or_preset(layout: dict, labels: dict, gpu_id: str | None) -> dict:
 def _plugin_seen(item: Item) -> bool:
     """The node shows a device plugin at work: an nvidia.com resource in its capacity, or GPU Feature Discovery's
     labels (GFD runs beside the plugin, in its chart and in the operator)."""
-    return any(str(k).startswith("nvidia.com/") for k in (item.get("status", "capacity") or {})) or any(
+    return any(str(k).startswith("nvidia.com/") for section in ("capacity", "allocatable")
+               for k in item.mapping("status", section)) or any(
         k.startswith(("nvidia.com/gpu.", "nvidia.com/mig.")) for k in item.labels)
 
 

@@ -18,6 +18,11 @@ class Finding:
     fix: str = field(default="", compare=False)
     # advice: what must also be in the files for this to be a warning (checking/consequences.py); "" for none
     needs: str = field(default="", compare=False, repr=False)
+    # what a finding of a running cluster is about, for machines (JSON, SARIF): Kind/namespace/name, and the node
+    # and pool it is tied to; "" where it does not say
+    subject: str = field(default="", compare=False, repr=False)
+    node: str = field(default="", compare=False, repr=False)
+    pool: str = field(default="", compare=False, repr=False)
 
     @property
     def is_error(self) -> bool:

@@ -63,10 +63,19 @@ class NodePool:
     kubelet: dict = field(default_factory=dict)  # EC2NodeClass spec.kubelet fields
     allocation: str = "device-plugin"  # or "dra": pods claim GPUs through NVIDIA's DRA driver
     node_selector: dict = field(default_factory=dict)  # labels of its nodes in a running cluster (gengpu check)
+    # what the GPUs run (the operator's nvidia.com/gpu.workload.config): container, vm-passthrough or vm-vgpu
+    workload: str = "container"
+    vgpu_type: str | None = None  # vm-vgpu: the vGPU type (nvidia.com/vgpu.config), A10-8Q
+    confidential_computing: str | None = None  # nvidia.com/cc.mode: on, off, devtools, ppcie
 
     @property
     def dra(self) -> bool:
         return self.allocation == "dra"
+
+    @property
+    def for_vms(self) -> bool:
+        """Its GPUs go to virtual machines (passthrough or vGPU), through NVIDIA's sandbox stack, not to pods."""
+        return self.workload != "container"
 
     @property
     def gpu_ids(self) -> tuple[str | None, ...]:
@@ -261,6 +270,9 @@ def _pool(index: int, data: dict) -> NodePool:
         verify=data.get("verify", False),
         kubelet=dict(data.get("kubelet") or {}),
         allocation=data.get("allocation", "device-plugin"),
+        workload=data.get("workload", "container"),
+        vgpu_type=data.get("vgpuType"),
+        confidential_computing=data.get("confidentialComputing"),
     )
 
 

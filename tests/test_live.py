@@ -386,3 +386,63 @@ def test_a_server_that_never_answers_is_asked_once(cluster, run, tmp_path, monke
     assert result.exit_code == 2
     assert result.output.splitlines()[-1].startswith("gengpu: error: cannot reach the API server of context 'silent': ")
     assert count == 1
+
+
+def test_the_gpu_stacks_pods_and_warning_events_are_read_live(cluster, run, tmp_path, monkeypatch):
+    """A driver pod in CrashLoopBackOff (its status set as the kubelet sets it), a Warning event about a GPU pod
+    whose sandbox the nvidia runtime cannot create, and an unrelated warning, in a real API server: the check names
+    the driver pod with its node and pool and the command that shows its log, and the event with its cause; the
+    snapshot keeps the pod's container states but not its env, and leaves the unrelated event out."""
+    server, client, api = cluster
+    _reset(client, api)
+    _apply(client, api, snapshots.healthy(MPS.read_text()))
+    core = client.CoreV1Api(api)
+    driver = {"metadata": {"name": "nvidia-driver-daemonset-x7k2p", "namespace": "gpu-operator"},
+              "spec": {"nodeName": "l4-mps-0", "containers": [{
+                  "name": "nvidia-driver-ctr", "image": "nvcr.io/nvidia/driver:580.95.05-ubuntu22.04",
+                  "env": [{"name": "NGC_KEY", "value": "env-secret"}]}]}}
+    core.create_namespaced_pod("gpu-operator", driver)
+    core.patch_namespaced_pod_status("nvidia-driver-daemonset-x7k2p", "gpu-operator", {"status": {
+        "phase": "Running", "containerStatuses": [{
+            "name": "nvidia-driver-ctr", "ready": False, "restartCount": 7,
+            "image": "nvcr.io/nvidia/driver:580.95.05-ubuntu22.04", "imageID": "", "started": False,
+            "state": {"waiting": {"reason": "CrashLoopBackOff",
+                                  "message": "back-off 5m0s restarting failed container=nvidia-driver-ctr"}},
+            "lastState": {"terminated": {"exitCode": 1, "reason": "Error",
+                                         "message": "Could not resolve Linux kernel version"}}}]}})
+    events = [("trainer-sandbox", {"kind": "Pod", "namespace": "default", "name": "trainer"},
+               "FailedCreatePodSandBox", 'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to '
+               'get sandbox runtime: no runtime for "nvidia" is configured'),
+              ("shop-backoff", {"kind": "Pod", "namespace": "default", "name": "shop-7c9d"}, "BackOff",
+               "Back-off restarting failed container web in pod shop-7c9d_default(3492f33c)")]
+    for name, about, reason, message in events:
+        core.create_namespaced_event("default", {"metadata": {"name": name, "namespace": "default"},
+                                                 "involvedObject": about, "reason": reason, "message": message,
+                                                 "type": "Warning", "count": 3})
+    try:
+        result = _check(run, tmp_path, server, monkeypatch)
+        found = [(f["rule"], f.get("object"), f.get("node"), f.get("pool")) for f in json.loads(result.stdout)["findings"]]
+        assert found == [
+            ("gpu-stack-events", "Pod/default/trainer", None, None),
+            ("gpu-stack-pod-failing", "Pod/gpu-operator/nvidia-driver-daemonset-x7k2p", "l4-mps-0", "l4-mps")]
+        messages = {f["rule"]: f["message"] for f in json.loads(result.stdout)["findings"]}
+        assert messages["gpu-stack-pod-failing"].endswith(
+            "its last message: Could not resolve Linux kernel version; `kubectl logs -n gpu-operator "
+            "nvidia-driver-daemonset-x7k2p -c nvidia-driver-ctr --previous` shows its log")
+        assert "has no nvidia runtime handler" in messages["gpu-stack-events"]
+        assert result.exit_code == 1
+        snap = run("snapshot", "--context", "admin", "-o", "snap.json", cwd=tmp_path)
+        text = (tmp_path / "snap.json").read_text()
+        assert "env-secret" not in text and "shop-7c9d" not in text
+        kept = json.loads(text)
+        assert {"events", "pods", "daemonsets", "computedomains"} <= set(
+            kept["metadata"]["annotations"]["gengpu.dev/captured"].split(","))
+        pod = next(i for i in kept["items"] if i["kind"] == "Pod")
+        assert pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+        offline = run("check", MPS.name, "--snapshot", "snap.json", "--output", "json", cwd=tmp_path)
+        assert sorted((f["rule"], f.get("object")) for f in json.loads(offline.stdout)["findings"]) == \
+            sorted((rule, obj) for rule, obj, _, _ in found)
+    finally:
+        core.delete_namespaced_pod("nvidia-driver-daemonset-x7k2p", "gpu-operator", grace_period_seconds=0)
+        for name, *_ in events:
+            core.delete_namespaced_event(name, "default")

@@ -26,7 +26,11 @@ def test_every_state_has_its_file_provenance_and_verdict():
 
 
 def _where(finding: dict) -> str:
-    """The node a finding names, else the object it is about."""
+    """The node a finding is about, else the object (Kind/namespace/name), as its JSON fields say."""
+    if finding.get("object", "").startswith("Node/") or (finding.get("node") and "object" not in finding):
+        return finding.get("node") or finding["object"].removeprefix("Node/")
+    if finding.get("object"):
+        return finding["object"]
     m = NODE.match(finding["message"])
     return m.group(1) if m else finding["message"].split(":")[0]
 
@@ -51,3 +55,4 @@ def test_the_corpus_figure():
           f"{len(sources)} sources")
     readme = (CORPUS.parent.parent / "README.md").read_text()
     assert f"`tests/live-corpus/states.yaml` holds {len(STATES)} node states" in readme.replace("\n", " ")
+

@@ -115,7 +115,7 @@ def test_fix_hints_are_specific(tmp_path, run):
     report = json.loads(result.output)
     fixes = {f["file"]: f["fix"] for f in report["findings"]}
     assert fixes["typo.yaml"].startswith("did you mean gpusPerNode? remove it or fix its spelling; allowed here: "
-                                         "allocation, capacityTypes, consolidateAfter, consolidationPolicy, cudaVersion, "
+                                         "allocation, capacityTypes, confidentialComputing, consolidateAfter, consolidationPolicy, cudaVersion, "
                                          "gpu, "
                                          "gpusPerNode")
     assert fixes["unquoted.yaml"] == 'quote the value: "1.33"'

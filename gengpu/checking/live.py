@@ -33,12 +33,13 @@ def check_cluster(cluster: Cluster) -> list[Finding]:
 
 def _finding(cluster: Cluster, rule, hit) -> Finding:
     doc = hit.doc if hit.doc is not None else cluster.doc
+    about = {"subject": hit.subject, "node": hit.node, "pool": hit.pool}
     if isinstance(doc, Item):  # an object of the snapshot: its place in the file, if it came from one
         line, col = doc.position(*hit.path)
         file = doc.doc.file if doc.doc is not None else cluster.snapshot.source
-        return Finding(file, line, col, rule.severity, rule.id, hit.message, rule.fix)
+        return Finding(file, line, col, rule.severity, rule.id, hit.message, rule.fix, **about)
     line, col = doc.position(hit.path, key=hit.key)
-    return Finding(doc.file, line, col, rule.severity, rule.id, hit.message, rule.fix)
+    return Finding(doc.file, line, col, rule.severity, rule.id, hit.message, rule.fix, **about)
 
 
 def mismatch(snapshot: Snapshot, names: list[str], why: list[str] = ()) -> Finding:

@@ -11,10 +11,12 @@ NAME = "gengpu-check"
 READ = ["list"]  # gengpu/live/kube.py lists (paged); it never gets one by name or watches
 # what gengpu/live/kube.py captures, cluster-wide
 CLUSTER_RULES = [
-    {"apiGroups": [""], "resources": ["nodes", "pods"], "verbs": READ},
+    {"apiGroups": [""], "resources": ["nodes", "pods", "events"], "verbs": READ},
+    {"apiGroups": ["apps"], "resources": ["daemonsets"], "verbs": READ},
     {"apiGroups": ["nvidia.com"], "resources": ["clusterpolicies", "nvidiadrivers", "gpuclusters"], "verbs": READ},
-    {"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices", "deviceclasses", "resourceclaims"],
-     "verbs": READ},
+    {"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices", "deviceclasses", "resourceclaims",
+                                                     "devicetaintrules"], "verbs": READ},
+    {"apiGroups": ["resource.nvidia.com"], "resources": ["computedomains"], "verbs": READ},
     {"apiGroups": ["karpenter.sh"], "resources": ["nodepools", "nodeclaims"], "verbs": READ},
 ]
 

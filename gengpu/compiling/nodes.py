@@ -14,6 +14,11 @@ GKE_OPT_OUT_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
 # "true" on DRA pools: where NVIDIA's DRA kubelet plugin runs, and the label the GPU Operator's driver manager is told
 # to evict its pods by (NVIDIA GPU Operator docs, "NVIDIA DRA Driver for GPUs", known issue).
 DRA_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"
+# The GPU Operator's sandbox workloads: what a node's GPUs run, the vGPU type, the Confidential Computing mode
+# (gpu-operator docs: "GPU Operator with KubeVirt", "Confidential Containers"; controllers/state_manager.go)
+WORKLOAD_LABEL = "nvidia.com/gpu.workload.config"
+VGPU_LABEL = "nvidia.com/vgpu.config"
+CC_LABEL = "nvidia.com/cc.mode"
 # The GPU Operator keeps a state label that is already set (controllers/state_manager.go, addGPUStateLabels), and its
 # device plugin DaemonSet selects "true": "false" keeps the plugin off a node whose GPUs the DRA driver hands out.
 OPERATOR_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
@@ -31,8 +36,14 @@ def node_labels(profile: Profile, pool: NodePool) -> dict:
                            "cloud.google.com/gke-nvidia-gpu-dra-driver": "true"})
         if profile.operator.enabled:
             labels[OPERATOR_DEVICE_PLUGIN_LABEL] = "false"
+    elif pool.for_vms:  # NVIDIA's sandbox device plugin serves the node; the device plugin's config has no say
+        labels[WORKLOAD_LABEL] = pool.workload
+        if pool.vgpu_type:
+            labels[VGPU_LABEL] = pool.vgpu_type
     elif not profile.aks_managed_gpu:  # AKS's managed device plugin reads no config
         labels[DEVICE_PLUGIN_LABEL] = pool.name
+    if pool.confidential_computing:
+        labels[CC_LABEL] = pool.confidential_computing
     if pool.sharing.mode == "mig" and profile.operator.enabled:
         labels[MIG_LABEL] = pool.name
     if profile.platform == "gke" and profile.operator.enabled:

@@ -72,6 +72,17 @@ def helm_values(profile: Profile) -> dict:
         # "NVIDIA DRA Driver for GPUs" page): it finds those pods by this node label.
         values["driver"]["manager"] = {"env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION",
                                                 "value": nodes.DRA_PLUGIN_LABEL}]}
+    if any(p.for_vms for p in profile.node_pools):
+        # GPUs for VMs beside GPUs for pods: the operator deploys the sandbox stack (VFIO manager, vGPU device
+        # manager, sandbox device plugin) on nodes labelled vm-passthrough or vm-vgpu, and the container stack on
+        # the rest (defaultWorkload)
+        values["sandboxWorkloads"] = {"enabled": True, "defaultWorkload": "container"}
+    if any(p.confidential_computing for p in profile.node_pools):
+        if chart and "mode" in chart.children.get(("sandboxWorkloads",), set()):
+            # confidential sandboxes are Kata's: the chart deploys its Kata device plugin, not KubeVirt's
+            values.setdefault("sandboxWorkloads", {"enabled": True, "defaultWorkload": "container"})["mode"] = "kata"
+        # the CC manager sets each node's mode from its nvidia.com/cc.mode label; nodes without one keep CC off
+        values["ccManager"] = {"enabled": True, "defaultMode": "off"}
     values.update(_operands(profile))
     if values["dcgmExporter"]["enabled"] and _shares_gpus(profile) and _exporter_reads(profile, "virtualGpus"):
         # Without it the exporter keys pods by GPU and each sharing pod overwrites the last: a shared GPU's

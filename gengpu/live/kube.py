@@ -26,7 +26,11 @@ CLUSTER_KINDS = [
     ("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim"),
     ("karpenter.sh", "v1", "nodepools", "NodePool"),
     ("karpenter.sh", "v1", "nodeclaims", "NodeClaim"),
+    ("resource.nvidia.com", "v1beta1", "computedomains", "ComputeDomain"),
+    ("resource.k8s.io", "v1alpha3", "devicetaintrules", "DeviceTaintRule"),
 ]
+# a Warning event's message longer than this is cut (the kubelet's sandbox errors run to kilobytes)
+EVENT_MESSAGE = 1000
 CONFIGMAPS = ("gengpu-device-plugin-config", "gengpu-mig-parted-config")
 GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")
 
@@ -131,7 +135,7 @@ class Clock:
                 "server is slow to answer, or the cluster larger than the limit allows")
 
 
-def _pages(api: _Api, path: str, what: str, keep, progress, clock: Clock) -> list[dict]:
+def _pages(api: _Api, path: str, what: str, keep, progress, clock: Clock, query: dict | None = None) -> list[dict]:
     """What keep makes of every item of a paged LIST, page by page: a page's raw answer is dropped before the next
     is asked for, so memory grows with what is kept (a GPU pod's scheduling fields, not every pod's whole spec). A
     continue token that expired mid-way (410 Gone: the server compacted the revision the list was reading)
@@ -143,7 +147,8 @@ def _pages(api: _Api, path: str, what: str, keep, progress, clock: Clock) -> lis
         kept_items, token, seen = [], None, 0
         try:
             while True:
-                data = api.get(path, {"limit": PAGE, **({"continue": token} if token else {})}, clock.timeout())
+                data = api.get(path, {"limit": PAGE, **(query or {}), **({"continue": token} if token else {})},
+                               clock.timeout())
                 items = data.get("items") or []
                 seen += len(items)
                 kept_items += [k for k in map(keep, items) if k is not None]
@@ -169,6 +174,47 @@ def _asks_for_gpu(pod: dict) -> bool:
                 if any(str(k).startswith(GPU_PREFIXES) for k in (res.get(section) or {})):
                     return True
     return False
+
+
+def _stack(obj: dict) -> bool:
+    """A pod or DaemonSet of NVIDIA's GPU stack (live/stack.py: by name, else by image)."""
+    from gengpu.live import stack
+    from gengpu.live.snapshot import Item
+
+    item = Item(obj)
+    if obj.get("kind", "Pod") == "DaemonSet" or "template" in (obj.get("spec") or {}):
+        template = ((obj.get("spec") or {}).get("template") or {})
+        item = Item({"metadata": {"name": (obj.get("metadata") or {}).get("name", "")},
+                     "spec": template.get("spec") or {}})
+    return stack.component(item) is not None
+
+
+def _gpu_or_stack(pod: dict) -> bool:
+    return _asks_for_gpu(pod) or _stack(pod)
+
+
+def _is_gpu_node(node: dict) -> bool:
+    from gengpu.live.pools import is_gpu_node
+    from gengpu.live.snapshot import Item
+
+    return is_gpu_node(Item(node))
+
+
+def _gpu_event(event: dict, gpu_nodes: set) -> bool:
+    """A Warning event about the GPU stack (its pods, DaemonSets, objects), a GPU node, or one whose words name
+    the GPU; its message cut to EVENT_MESSAGE."""
+    from gengpu.live.stack import GPU_WORDS, event_cause
+
+    about = event.get("involvedObject") or {}
+    kind, name = str(about.get("kind") or ""), str(about.get("name") or "")
+    message = str(event.get("message") or "")
+    keep = kind in ("ClusterPolicy", "NVIDIADriver", "GPUCluster", "ComputeDomain") or \
+        (kind == "Node" and name in gpu_nodes) or \
+        (kind in ("Pod", "DaemonSet") and _stack({"metadata": {"name": name}})) or \
+        bool(GPU_WORDS.search(message)) or bool(event_cause(message))
+    if keep and len(message) > EVENT_MESSAGE:
+        event["message"] = message[:EVENT_MESSAGE] + " ..."
+    return keep
 
 
 def capture(context: str | None, namespace: str = "gpu-operator", progress_to_terminal: bool = True) \
@@ -213,10 +259,24 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
                 continue
             captured.add(plural)
         try:
-            objects += _pages(api, "/api/v1/pods", "pods", keeping("v1", "Pod", _asks_for_gpu), progress, clock)
+            objects += _pages(api, "/api/v1/pods", "pods", keeping("v1", "Pod", _gpu_or_stack), progress, clock)
             captured.add("pods")
         except ApiException as exc:
             notes.append(f"Pod (v1): {_reason(exc)}")
+        try:
+            objects += _pages(api, "/apis/apps/v1/daemonsets", "daemonsets", keeping("apps/v1", "DaemonSet", _stack),
+                              progress, clock)
+            captured.add("daemonsets")
+        except ApiException as exc:
+            notes.append(f"DaemonSet (apps/v1): {_reason(exc)}")
+        gpu_nodes = {o["metadata"].get("name") for o in objects if o.get("kind") == "Node" and _is_gpu_node(o)}
+        try:
+            # Warning events only (the server filters), kept where they are about the GPU stack or a GPU node
+            objects += _pages(api, "/api/v1/events", "events", keeping("v1", "Event", lambda e: _gpu_event(e, gpu_nodes)),
+                              progress, clock, {"fieldSelector": "type=Warning"})
+            captured.add("events")
+        except ApiException as exc:
+            notes.append(f"Event (v1): {_reason(exc)}")
         for name in CONFIGMAPS:
             try:
                 cm = api.get(f"/api/v1/namespaces/{quote(namespace, safe='')}/configmaps/{name}", {}, clock.timeout())
@@ -248,6 +308,8 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
 _POD_SPEC = ("nodeName", "nodeSelector", "affinity", "tolerations", "resourceClaims", "schedulerName",
              "priorityClassName", "runtimeClassName")
 _CONTAINER = ("name", "image", "resources")
+# a container's state as kubectl's STATUS reads it (state, last state with its exit code and message, restarts)
+_CONTAINER_STATUS = ("name", "state", "lastState", "ready", "restartCount", "started")
 
 
 def kept(obj: dict) -> dict:
@@ -262,8 +324,28 @@ def kept(obj: dict) -> dict:
             if isinstance(spec.get(group), list):
                 out["spec"][group] = [{k: c[k] for k in _CONTAINER if k in c} for c in spec[group] if isinstance(c, dict)]
         if isinstance(status, dict):
-            out["status"] = {k: status[k] for k in ("phase", "conditions") if k in status}
+            out["status"] = {k: status[k] for k in ("phase", "conditions", "reason") if k in status}
+            for group in ("initContainerStatuses", "containerStatuses"):  # what kubectl's STATUS is made of
+                if isinstance(status.get(group), list):
+                    out["status"][group] = [{k: c[k] for k in _CONTAINER_STATUS if k in c}
+                                            for c in status[group] if isinstance(c, dict)]
+        if "deletionTimestamp" in meta:
+            out["metadata"]["deletionTimestamp"] = meta["deletionTimestamp"]
         return out
+    if kind == "DaemonSet":
+        template = (spec or {}).get("template") if isinstance(spec, dict) else None
+        pod_spec = (template or {}).get("spec") if isinstance(template, dict) else None
+        if isinstance(pod_spec, dict):
+            out["spec"] = {"template": {"spec": {
+                **{k: pod_spec[k] for k in ("nodeSelector", "affinity", "tolerations") if k in pod_spec},
+                "containers": [{k: c[k] for k in ("name", "image") if k in c}
+                               for c in pod_spec.get("containers") or [] if isinstance(c, dict)]}}}
+        if isinstance(status, dict):
+            out["status"] = status
+        return out
+    if kind == "Event":
+        return {**out, **{k: obj[k] for k in ("involvedObject", "reason", "message", "type", "count",
+                                              "lastTimestamp", "firstTimestamp", "source") if k in obj}}
     if kind == "Node":
         if isinstance(spec, dict):
             out["spec"] = {k: spec[k] for k in ("taints", "unschedulable", "providerID") if k in spec}

@@ -216,16 +216,93 @@ def read_jq_lines(text: str) -> dict:
     return json.loads("{" + body + "}")
 
 
+# `kubectl describe node | grep nvidia` also keeps Capacity's and Allocatable's lines ("  nvidia.com/gpu:  4", in that
+# order) and the Allocated resources table's ("  nvidia.com/gpu  2  2", requests and limits)
+_RESOURCE_LINE = re.compile(r"^\s+(nvidia\.com/[A-Za-z0-9][-A-Za-z0-9_.]*):\s+(\d+)\s*$")
+_ALLOCATED_LINE = re.compile(r"^\s+nvidia\.com/[A-Za-z0-9][-A-Za-z0-9_.]*\s+\d+(\s+\(\d+%\))?\s+\d+(\s+\(\d+%\))?\s*$")
+
+
 def looks_like_label_lines(text: str) -> bool:
     """Label lines as `kubectl describe node | grep nvidia` prints them: key=value, one per line (indented or
-    not), with the command that made them and elisions around."""
+    not), with the command that made them, elisions, and the resource lines the grep kept around."""
     lines = [line for line in text.splitlines() if line.strip()]
     labels = [line for line in lines if _LABEL_LINE.match(line)]
-    return bool(labels) and all(_LABEL_LINE.match(line) or _PROMPT.search(line) for line in lines)
+    return bool(labels) and all(_LABEL_LINE.match(line) or _PROMPT.search(line) or _RESOURCE_LINE.match(line)
+                                or _ALLOCATED_LINE.match(line) for line in lines)
 
 
 def read_label_lines(text: str) -> dict:
     return {m.group(1): m.group(3) for m in map(_LABEL_LINE.match, text.splitlines()) if m}
+
+
+def read_resource_lines(text: str) -> dict:
+    """The status a grep of describe kept: a resource's first line is Capacity's, its second Allocatable's."""
+    status: dict = {}
+    for m in map(_RESOURCE_LINE.match, text.splitlines()):
+        if m:
+            section = "capacity" if m.group(1) not in status.get("capacity", {}) else "allocatable"
+            if m.group(1) not in status.get(section, {}):
+                status.setdefault(section, {})[m.group(1)] = m.group(2)
+    return status
+
+
+# `kubectl get nodes -o custom-columns=...` without its header, as NVIDIA's driver upgrade docs print the upgrade
+# state: a node name and one of the states the upgrade controller writes (k8s-operator-libs upgrade/consts.go)
+_UPGRADE_STATE = re.compile(r"^\s*([a-z0-9][-a-z0-9.]*)\s+(upgrade-required|cordon-required|wait-for-jobs-required|"
+                            r"pod-deletion-required|drain-required|pod-restart-required|validation-required|"
+                            r"uncordon-required|upgrade-done|upgrade-failed|node-maintenance-required|"
+                            r"post-maintenance-required|wait-for-safe-load-required)\s*$")
+
+
+def looks_like_upgrade_states(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and all(_UPGRADE_STATE.match(line) or _PROMPT.search(line) or
+                               re.match(r"^\s*NAME\s+\S+\s*$", line) for line in lines) and \
+        any(_UPGRADE_STATE.match(line) for line in lines)
+
+
+def read_upgrade_states(text: str, shown: str) -> tuple[list[dict], TextDoc]:
+    doc = TextDoc(shown)
+    nodes = []
+    for i, line in enumerate(text.splitlines()):
+        m = _UPGRADE_STATE.match(line)
+        if m:
+            doc.places[("items", len(nodes))] = (i + 1, 1)
+            nodes.append({"apiVersion": "v1", "kind": "Node", "metadata": {
+                "name": m.group(1), "labels": {"nvidia.com/gpu-driver-upgrade-state": m.group(2)}}})
+    return nodes, doc
+
+
+# a node's status YAML whose indentation the paste lost (every key at column 0): sections by their names
+_FLAT_SECTION = re.compile(r"^(status|capacity|allocatable):\s*$")
+_FLAT_ENTRY = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_./]*):\s+'?([0-9][0-9A-Za-z.]*)'?\s*$")
+
+
+def looks_like_flat_status(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    sections = [line for line in lines if _FLAT_SECTION.match(line)]
+    return any(line.startswith(("capacity:", "allocatable:")) for line in sections) and \
+        all(_FLAT_SECTION.match(line) or _FLAT_ENTRY.match(line) or _PROMPT.search(line) for line in lines)
+
+
+def read_flat_status(text: str, shown: str) -> tuple[list[dict], TextDoc]:
+    doc = TextDoc(shown)
+    status: dict = {}
+    section = None
+    for i, line in enumerate(text.splitlines()):
+        head = _FLAT_SECTION.match(line)
+        if head:
+            section = head.group(1) if head.group(1) != "status" else None
+            if section:
+                status[section] = {}
+                doc.places[("items", 0, "status", section)] = (i + 1, 1)
+            continue
+        entry = _FLAT_ENTRY.match(line)
+        if entry and section:
+            status[section][entry.group(1)] = entry.group(2)
+            doc.places[("items", 0, "status", section, entry.group(1))] = (i + 1, 1)
+    doc.places[("items", 0)] = (1, 1)
+    return [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "(pasted node)"}, "status": status}], doc
 
 
 def read_show_labels(text: str, shown: str) -> tuple[list[dict], TextDoc]:

@@ -71,6 +71,13 @@ class Node:
                  for k in self.item.mapping("status", section) if str(k).startswith(GPU_PREFIXES)}
         return {r: (self.capacity(r), self.allocatable(r)) for r in sorted(names)}
 
+    def vm_resources(self) -> dict[str, tuple[int | None, int | None]]:
+        """resource -> (capacity, allocatable) of the GPUs the node offers to VMs: NVIDIA's sandbox device plugin
+        names them by device (nvidia.com/GA102GL_A10), vGPU type (nvidia.com/NVIDIA_A10-8Q) or nvidia.com/pgpu."""
+        names = {str(k) for section in ("capacity", "allocatable") for k in self.item.mapping("status", section)
+                 if str(k).startswith("nvidia.com/") and not str(k).startswith(GPU_PREFIXES)}
+        return {r: (self.capacity(r), self.allocatable(r)) for r in sorted(names)}
+
 
 @dataclass
 class Cluster:
@@ -107,9 +114,14 @@ def is_gpu_node(item: Item) -> bool:
         return True
     for section in ("capacity", "allocatable"):
         values = item.mapping("status", section)
-        if any(str(k).startswith(GPU_PREFIXES) for k in values):
+        if any(str(k).startswith(GPU_PREFIXES) or VM_RESOURCE.match(str(k)) for k in values):
             return True
     return False
+
+
+# what NVIDIA's sandbox device plugin registers for VMs: nvidia.com/pgpu, a passed-through GPU by its PCI device name
+# (nvidia.com/GA102GL_A10), a vGPU by its type (nvidia.com/NVIDIA_A10-8Q)
+VM_RESOURCE = re.compile(r"^nvidia\.com/(pgpu|[A-Z0-9][A-Za-z0-9]*_[A-Za-z0-9_-]+)$")
 
 
 def _pool_keys(profile: Profile, pool: NodePool) -> list[tuple[str, str]]:
@@ -176,11 +188,20 @@ def product_gpu(product: str) -> str | None:
     return None
 
 
+def _same_product(product: str, pool: NodePool) -> bool:
+    """GFD's product (without -SHARED or -MIG-...) is one of the pool's models as written, NVIDIA- prefix or not."""
+    base = re.sub(r"-MIG-.*$", "", product).removesuffix("-SHARED").lower()
+    names = {g.lower() for g in pool.gpus}
+    return bool(base) and (base in names or base.removeprefix("nvidia-") in {n.removeprefix("nvidia-") for n in names})
+
+
 def _misfit(profile: Profile, pool: NodePool, item: Item) -> str | None:
     """Why the node is not one of the pool's by what it is (None: it may be)."""
     gpu, evidence = node_gpu_model(profile.platform, item)
     wanted = {g for g in pool.gpu_ids if g}
-    if evidence is not None and (gpu is None or (wanted and gpu not in wanted)):
+    if gpu is None and evidence is not None and _same_product(item.labels.get(PRODUCT, ""), pool):
+        pass  # a model the catalog does not know, written as GFD's product string: the strings are the evidence
+    elif evidence is not None and (gpu is None or (wanted and gpu not in wanted)):
         return f"{evidence}, pool {pool.name} has {', '.join(pool.gpus)}"
     count = item.labels.get(COUNT)
     mig_single = "-MIG-" in item.labels.get(PRODUCT, "")
@@ -239,7 +260,7 @@ def physical_gpus(profile: Profile, pool: NodePool, item: Item) -> int | None:
 def promised(profile: Profile, node: Node) -> dict[str, tuple[int, str]]:
     """resource -> (how many the node should offer, how the profile arrives at it), for a device-plugin pool."""
     pool, gpus = node.pool, node.gpus
-    if pool is None or pool.dra or gpus is None:
+    if pool is None or pool.dra or pool.for_vms or gpus is None:
         return {}
     s = pool.sharing
     if s.mode in ("time-slicing", "mps") and s.replicas:

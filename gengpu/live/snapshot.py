@@ -26,6 +26,11 @@ KINDS = {
     ("resource.k8s.io", "DeviceClass"): "deviceclasses",
     ("karpenter.sh", "NodePool"): "nodepools",
     ("karpenter.sh", "NodeClaim"): "nodeclaims",
+    ("apps", "DaemonSet"): "daemonsets",
+    ("", "Event"): "events",
+    ("events.k8s.io", "Event"): "events",
+    ("resource.nvidia.com", "ComputeDomain"): "computedomains",
+    ("resource.k8s.io", "DeviceTaintRule"): "devicetaintrules",
 }
 
 
@@ -88,6 +93,10 @@ class Snapshot:
     deviceclasses: list[Item] = field(default_factory=list)
     nodepools: list[Item] = field(default_factory=list)
     nodeclaims: list[Item] = field(default_factory=list)
+    daemonsets: list[Item] = field(default_factory=list)  # of NVIDIA's GPU stack (live/stack.py)
+    events: list[Item] = field(default_factory=list)  # Warning events about the GPU stack and GPU nodes
+    computedomains: list[Item] = field(default_factory=list)
+    devicetaintrules: list[Item] = field(default_factory=list)
     captured: set[str] = field(default_factory=set)  # the kinds the snapshot holds lists of (absent: not looked at)
     notes: list[str] = field(default_factory=list)  # what the capture could not read, and why
 
@@ -114,23 +123,33 @@ def load(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
     Besides YAML and JSON (`gengpu snapshot`, `kubectl get -o yaml|json`), what people paste: `kubectl describe
     node` text, `kubectl get nodes --show-labels`, a node's labels alone (`jq .metadata.labels`), a node without
     its kind."""
-    from gengpu.live import pasted
+    from gengpu.live import pasted, tables
 
     text = raw.decode("utf-8", errors="replace")
     if _structured(text):
         return _load_structured(raw, shown)
+    snap = Snapshot(shown)
+    if tables.has_tables(text):  # the GPU stack's pods, events, DaemonSets; what is left is read as below
+        objects, where, text = tables.read(text, shown)
+        for i, obj in enumerate(objects):
+            snap.add(Item(obj, where, ("items", i)))
     for looks, read in ((pasted.looks_like_describe, pasted.read_describe),
-                        (pasted.looks_like_show_labels, pasted.read_show_labels)):
+                        (pasted.looks_like_show_labels, pasted.read_show_labels),
+                        (pasted.looks_like_upgrade_states, pasted.read_upgrade_states),
+                        (pasted.looks_like_flat_status, pasted.read_flat_status)):
         if looks(text):
             objects, where = read(text, shown)
-            snap = Snapshot(shown)
             for i, obj in enumerate(objects):
                 snap.add(Item(obj, where, ("items", i)))
             snap.captured.add("nodes")
             return snap, _no_node(snap, shown)
+    if snap.captured:
+        return snap, []
     for looks, read in ((pasted.looks_like_jq_lines, pasted.read_jq_lines),
                         (pasted.looks_like_label_lines, pasted.read_label_lines)):
         node = _kindless_node(read(text)) if looks(text) else None
+        if node is not None and read is pasted.read_label_lines and pasted.read_resource_lines(text):
+            node["status"] = pasted.read_resource_lines(text)
         if node is not None:
             snap = Snapshot(shown)
             snap.add(Item(node, pasted.TextDoc(shown), ()))
@@ -210,8 +229,11 @@ def _without_prompt(raw: bytes) -> bytes:
 
 
 def _no_node(snap: Snapshot, shown: str) -> list[Finding]:
-    """A snapshot must hold nodes, or at least the GPU Operator's objects (a pasted `kubectl get clusterpolicy`)."""
-    if snap.nodes or snap.clusterpolicies or snap.nvidiadrivers or snap.gpuclusters:
+    """A snapshot must hold nodes, or at least what the GPU stack shows without them: the GPU Operator's objects (a
+    pasted `kubectl get clusterpolicy`), its pods (`kubectl get pods -n gpu-operator`), events, DRA objects."""
+    if snap.nodes or snap.clusterpolicies or snap.nvidiadrivers or snap.gpuclusters or snap.pods or snap.events or \
+            snap.daemonsets or snap.computedomains or snap.resourceclaims or snap.resourceslices or \
+            snap.devicetaintrules:
         return []
     return [Finding(shown, 1, 1, "error", "snapshot-incomplete",
                     "the snapshot holds no Node: nothing to check the profiles' promises against",
@@ -222,7 +244,10 @@ _STATUS_KEYS = {"capacity", "allocatable", "conditions", "addresses", "daemonEnd
                 "volumesAttached", "volumesInUse", "phase", "config", "runtimeHandlers", "features"}
 _BUILTIN_RESOURCES = {"cpu", "memory", "pods", "ephemeral-storage"}
 # The resource names NVIDIA's device plugin registers (GFD's labels of the same prefixes carry a further suffix)
-_GPU_RESOURCE = re.compile(r"^nvidia\.com/(gpu|gpu\.shared|mig-\d+g\.\d+gb(\.me|\.gfx|-me)?)$")
+# (and NVIDIA's sandbox device plugin: nvidia.com/pgpu, a passed-through GPU by its device name, nvidia.com/GA102GL_A10,
+# or a vGPU by its type, nvidia.com/NVIDIA_A10-8Q: upper case, where GFD's labels are lower case)
+_GPU_RESOURCE = re.compile(r"^nvidia\.com/(gpu|gpu\.shared|pgpu|mig-\d+g\.\d+gb(\.me|\.gfx|-me)?|"
+                           r"[A-Z0-9][A-Za-z0-9]*_[A-Za-z0-9_-]+)$")
 
 
 def _is_resources(data: dict) -> bool:

@@ -26,7 +26,17 @@ def adopt(snapshot: str | None, context: str | None, name: str, output: str | No
     from gengpu.loading import load_bytes
 
     snap, findings = load_snapshot(snapshot, context, [], progress)
-    if snap is None or not snap.nodes:
+    if snap is None:
+        return Adopted(None, sort_findings(findings))
+    from gengpu.checking.rules import finding
+    from gengpu.live.pools import is_gpu_node
+
+    if not any(is_gpu_node(n) for n in snap.nodes):
+        # never a silent exit 0 with nothing written: a profile is made of GPU nodes
+        said = "holds no Node" if not snap.nodes else f"holds {len(snap.nodes)} node(s) and none with NVIDIA GPUs"
+        if not any(f.rule == "snapshot-incomplete" for f in findings):
+            findings.append(finding("snapshot-incomplete", snap.source, 1, 1,
+                                    f"the snapshot {said}: nothing to import a profile from"))
         return Adopted(None, sort_findings(findings))
     text = adopting.profile_text(snap, name)
     shown = output or f"{name}.yaml"

@@ -45,11 +45,16 @@ def as_json(findings: list[Finding]) -> str:
     return json.dumps({
         "findings": [
             {"file": f.file, "line": f.line, "column": f.column, "severity": f.severity, "rule": f.rule,
-             "message": f.message, "fix": f.fix}
+             "message": f.message, "fix": f.fix, **_about(f)}
             for f in findings
         ],
         "summary": {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")},
     }, indent=2)
+
+
+def _about(f: Finding) -> dict:
+    """What a finding of a running cluster is about: object (Kind/namespace/name), node, pool, where it says."""
+    return {k: v for k, v in (("object", f.subject), ("node", f.node), ("pool", f.pool)) if v}
 
 
 def _gh_data(value: str) -> str:
@@ -115,6 +120,7 @@ def sarif(findings: list[Finding]) -> str:
             # the baseline's fingerprint, for tools that read it (GitHub matches alerts on primaryLocationLineHash,
             # which its upload action computes from the line's text)
             "partialFingerprints": {"gengpu/v2": fingerprint},
+            **({"properties": _about(f)} if _about(f) else {}),
         })
     return json.dumps({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

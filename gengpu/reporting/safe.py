@@ -38,5 +38,6 @@ def shown(text: str, lines: bool = False) -> str:
 
 def findings(found: list, lines: bool = False) -> list:
     """The findings with their file and message shown safely (gengpu's own fix texts need nothing)."""
-    return [f if f.message.isprintable() and f.file.isprintable()
-            else dataclasses.replace(f, file=shown(f.file), message=shown(f.message, lines)) for f in found]
+    return [f if all(v.isprintable() for v in (f.message, f.file, f.subject, f.node, f.pool))
+            else dataclasses.replace(f, file=shown(f.file), message=shown(f.message, lines), subject=shown(f.subject),
+                                     node=shown(f.node), pool=shown(f.pool)) for f in found]

@@ -50,8 +50,15 @@ def _causes(node, cluster) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     busy = reconfiguring(node)
     resources = node.gpu_resources()
+    wanted = promised(cluster.profile, node)
     gone = set()
     for resource, (capacity, allocatable) in resources.items():
+        if allocatable == 0 and capacity and resource not in wanted and any(
+                (resources.get(r) or (None, None))[1] for r in wanted):
+            # a name the node no longer serves (renameByDefault switched, a MIG profile of an earlier layout): the
+            # kubelet keeps its capacity, at allocatable 0, after the plugin stops advertising it, while the promised
+            # resource is offered
+            continue
         if capacity and allocatable is not None and allocatable < capacity:
             gone.add(resource)
             if allocatable > 0:
@@ -63,7 +70,8 @@ def _causes(node, cluster) -> list[tuple[str, str]]:
                             "device failed its health check"))
     if busy:
         return out  # counts in transition: node-gpu-reconfiguring says so
-    wanted = promised(cluster.profile, node)
+    if pool.for_vms:
+        return out + _vms(node, pool, resources)
     if not wanted:
         return out
     # what the plugin registered: capacity (allocatable where the snapshot has no capacity)
@@ -139,9 +147,16 @@ def _mig(node, pool, wanted: dict, shown: dict, gone: set) -> list[tuple[str, st
                  "another MIG layout")]
     listed = ", ".join(f"{n} {r}" for r, n in sorted(devices.items()))
     if whole and devices:  # the GPUs left whole are why the MIG devices fall short: one cause, one finding
-        return [("node-mig-whole-gpus", f"advertises {whole} whole nvidia.com/gpu beside its MIG devices "
-                 f"({listed}): under the mixed strategy every GPU of the pool is to be partitioned, and "
-                 f"{whole} run without MIG")]
+        out = [("node-mig-whole-gpus", f"advertises {whole} whole nvidia.com/gpu beside its MIG devices "
+                f"({listed}): under the mixed strategy every GPU of the pool is to be partitioned, and "
+                f"{whole} run without MIG")]
+        # and devices of a profile the layout does not have: another cause (a layout before the last, still
+        # registered), said on its own
+        stale = [f"{r} is {n}, a profile the pool's layout does not have" for r, n in sorted(devices.items())
+                 if r not in wanted and r not in gone]
+        if stale:
+            out.append(("node-gpus-over-advertised", "; ".join(stale) + ": the node runs another MIG layout"))
+        return out
     if not devices:
         state = "MIG is not enabled" if whole == gpus else "the layout did not apply"
         promise = ", ".join(f"{n} {r}" for r, (n, _) in wanted.items())
@@ -157,3 +172,46 @@ def _mig(node, pool, wanted: dict, shown: dict, gone: set) -> list[tuple[str, st
     if extra and not short:
         out.append(("node-gpus-over-advertised", "; ".join(extra) + ": the node runs another MIG layout"))
     return out
+
+
+def vgpus_per_gpu(pool) -> int | None:
+    """How many vGPUs of the pool's type one GPU holds: its frame buffer over the type's (A10-8Q: 24 GB / 8 GB)."""
+    import re
+
+    from gengpu import catalog
+
+    size = re.search(r"-(\d+)[A-Z]$", pool.vgpu_type or "")
+    memory = (catalog.gpu(pool.gpu_id) or {}).get("memoryGB") if pool.gpu_id else None
+    return memory // int(size.group(1)) if size and memory and int(size.group(1)) else None
+
+
+def _vms(node, pool, container: dict) -> list[tuple[str, str]]:
+    """A pool whose GPUs go to VMs: NVIDIA's sandbox device plugin advertises each passed-through GPU under its device
+    name, or each vGPU under its type; names left from an earlier layout stay at 0."""
+    offered = {r: (c if c is not None else a) or 0 for r, (c, a) in node.vm_resources().items()}
+    offered = {r: n for r, n in offered.items() if n}
+    whole = {r: (c if c is not None else a) or 0 for r, (c, a) in container.items()}
+    whole = {r: n for r, n in whole.items() if n}
+    gpus = node.gpus or 0
+    kind = "vGPU" if pool.workload == "vm-vgpu" else "passed-through GPU"
+    if not offered:
+        also = f" (it advertises {', '.join(f'{n} {r}' for r, n in sorted(whole.items()))} for pods: the container " \
+               "stack runs there)" if whole else ""
+        return [("node-gpus-not-advertised", f"advertises no {kind} for VMs, the pool's workload is {pool.workload}"
+                 f"{also}: the node is not labelled nvidia.com/gpu.workload.config={pool.workload}, or the operator's "
+                 "sandbox device plugin is not running on it")]
+    total = sum(offered.values())
+    listed = ", ".join(f"{n} {r}" for r, n in sorted(offered.items()))
+    if pool.workload == "vm-passthrough":
+        if gpus and total < gpus:
+            return [("node-gpus-missing", f"offers {listed} to VMs, the pool's nodes have {gpus} GPU(s): "
+                     f"{gpus - total} are not bound to vfio-pci or not seen by the sandbox device plugin")]
+        return []
+    per = vgpus_per_gpu(pool)
+    if pool.vgpu_type and not any(r.endswith(pool.vgpu_type) for r in offered):
+        return [("node-gpus-not-advertised", f"offers {listed} to VMs, the pool's vGPU type is {pool.vgpu_type}: "
+                 "the node runs another vgpu.config")]
+    if per and gpus and total < per * gpus:
+        return [("node-gpus-missing", f"offers {listed} to VMs, the pool promises {per * gpus} ({gpus} GPU(s) x {per} "
+                 f"{pool.vgpu_type}): some GPUs hold no vGPU")]
+    return []

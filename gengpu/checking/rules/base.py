@@ -18,6 +18,10 @@ class Hit:
     # advice whose consequence lies elsewhere: the fact (checking/consequences.py) that must be in the files of the
     # run for it to keep the rule's severity; without it the finding is information
     needs: str = ""
+    # live rules: what it is about (Kind/namespace/name), and the node and pool it is tied to
+    subject: str = ""
+    node: str = ""
+    pool: str = ""
 
 
 from gengpu.checking.targets import (  # noqa: F401  (rule modules import their target from here)

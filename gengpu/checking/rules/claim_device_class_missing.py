@@ -12,10 +12,24 @@ def _classes(claim) -> list[tuple[tuple, str]]:
             for path, name in request_classes(claim.sequence("spec", "devices", "requests"))]
 
 
+# the scheduler's own words (kubernetes pkg/scheduler/framework/plugins/dynamicresources): "request gpu: device
+# class gpu.nvidia.com does not exist"
+SCHEDULER = re.compile(r"(?:request (\S+): )?device class (\S+?) does not exist")
+
+
 def check(cluster, ctx=None):
     snap = cluster.snapshot
+    for event in snap.events:
+        said = SCHEDULER.search(str(event.get("message") or event.get("note") or ""))
+        if said and event.text("reason") in ("FailedScheduling", None, ""):
+            about = event.mapping("involvedObject") or event.mapping("regarding")
+            ns, name = str(about.get("namespace") or ""), str(about.get("name") or "")
+            pod = f"pod {ns + '/' if ns else ''}{name}" if name else "a pod (the snapshot does not name it)"
+            yield at_item(event, f"{pod} is unschedulable: its claim's request {said.group(1) or '?'} asks for "
+                          f"DeviceClass {said.group(2)}, which the cluster does not have (as the scheduler says)",
+                          subject=f"Pod/{ns + '/' if ns else ''}{name}" if name else f"DeviceClass/{said.group(2)}")
     if "deviceclasses" not in snap.captured and not snap.deviceclasses:
-        return  # not looked at: nothing to say
+        return  # not looked at: nothing more to say
     classes = {c.name: c for c in snap.deviceclasses}
     drivers = {s.text("spec", "driver") for s in snap.resourceslices if s.sequence("spec", "devices")}
     for claim in snap.resourceclaims:

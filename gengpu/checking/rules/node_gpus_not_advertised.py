@@ -6,9 +6,14 @@ ID = "node-gpus-not-advertised"
 DRIVER = "gpu.nvidia.com"
 
 
-def _dra_devices(node, cluster) -> int:
-    return sum(len(s.sequence("spec", "devices")) for s in cluster.snapshot.resourceslices
-               if s.text("spec", "nodeName") == node.name and s.text("spec", "driver") == DRIVER)
+def _dra_devices(node, cluster) -> int | None:
+    """The GPU devices the node's ResourceSlices publish; None where a slice of the driver shows no devices field (a
+    `kubectl get resourceslices` table lists slices, not their devices)."""
+    slices = [s for s in cluster.snapshot.resourceslices
+              if s.text("spec", "nodeName") == node.name and s.text("spec", "driver") == DRIVER]
+    if any(s.get("spec", "devices") is None for s in slices):
+        return None
+    return sum(len(s.sequence("spec", "devices")) for s in slices)
 
 
 def check(node, cluster):

@@ -1,8 +1,27 @@
+import re
+
 from gengpu.checking.rules._live import at_item
 from gengpu.checking.rules.base import LIVE_CLUSTER, Rule
 
 
+UPGRADE = "nvidia.com/gpu-driver-upgrade-state"
+# the operator's states that a driver upgrade holds back (the driver, and the NVIDIADriver's own state)
+DRIVER_STATES = re.compile(r"^\[?\s*(state-driver|nvidia-driver|driver)[\w-]*\s*\]?$")
+
+
+def _upgrading(cluster) -> list[str]:
+    """Nodes the driver upgrade controller is working on (any state but upgrade-done)."""
+    return sorted(n.name for n in cluster.snapshot.nodes if n.labels.get(UPGRADE, "upgrade-done") != "upgrade-done")
+
+
+def _driver_only(why: str) -> bool:
+    """Whether the operator names only driver states as not ready ('states not ready: [state-driver]')."""
+    named = re.search(r"not ready: \[([^\]]*)\]", why)
+    return bool(named) and all(DRIVER_STATES.match(s.strip()) for s in named.group(1).split(",") if s.strip())
+
+
 def check(cluster, ctx=None):
+    upgrading = _upgrading(cluster)
     for item in [*cluster.snapshot.clusterpolicies, *cluster.snapshot.nvidiadrivers]:
         kind = item.text("kind")
         if kind == "NVIDIADriver" and item.text("status", "state") == "disabled":
@@ -14,6 +33,10 @@ def check(cluster, ctx=None):
             why = "; ".join(f"{c.get('reason')}: {c.get('message')}" for c in conditions
                             if isinstance(c, dict) and c.get("message") and (
                                 c.get("status") == "False" or (c.get("type") == "Error" and c.get("status") == "True")))
+            if upgrading and (kind == "NVIDIADriver" or _driver_only(why) or not why):
+                # the upgrade controller keeps them notReady while nodes upgrade (NVIDIA/gpu-operator #2510, #2665):
+                # node-driver-upgrading and node-driver-upgrade-failed speak for the nodes
+                continue
             yield at_item(item, f"{kind} {item.name} is {state}, not ready"
                           + (f" ({why})" if why else ""), "status")
 

@@ -1,0 +1,252 @@
+"""What `kubectl describe` prints, read back into objects: a pod (its containers' states, restarts and images, its
+Events), events pasted alone (the Events part of a describe), and the custom resources whose fields the GPU stack's
+checks read (a ComputeDomain's status, a DeviceTaintRule), each remembering its line. live/tables.py reads the
+`kubectl get` tables beside them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gengpu.live.pasted import TextDoc
+from gengpu.live.tables import _row, event
+
+
+def looks_like_describe_pod(text: str) -> bool:
+    """`kubectl describe pod`: its name and namespace, or (a paste cut above them) the DaemonSet or ReplicaSet that
+    controls it, with its containers."""
+    lines = text.splitlines()
+    containers = any(line.startswith(("Containers:", "Init Containers:")) for line in lines)
+    named = any(line.startswith("Name:") for line in lines) and any(line.startswith("Namespace:") for line in lines)
+    owned = any(re.match(r"^Controlled By:\s+(DaemonSet|ReplicaSet|Job|StatefulSet)/", line) for line in lines)
+    return containers and (named or owned)
+
+
+_TOP = re.compile(r"^([A-Z][A-Za-z ]*?):(?:\s+(.*))?$")
+# an event as `kubectl describe` prints it: Type, Reason, Age ("2m (x14 over 6m)"), From, Message, two spaces apart
+DESCRIBED_EVENT = re.compile(r"^\s*(Warning|Normal)\s{2,}\S+\s{2,}\S")
+_DESCRIBED_HEADER = re.compile(r"^\s*(Events:\s*(<none>)?|Type\s+Reason\s+Age\s+From\s+Message|[-\s]+)\s*$")
+_ASSIGNED = re.compile(r"^Successfully assigned ([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*) to (\S+)")
+# where the kubelet's message names the pod: "... in pod NAME_NAMESPACE(UID)"
+_IN_POD = re.compile(r"\bin pod ([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)\(")
+
+
+def event_lines(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) -> None:
+    """Events as describe prints them, outside a described pod (a paste of the Events part alone): the object they
+    are about only where the message names it."""
+    blocks: list[list[int]] = []
+    for i, line in enumerate(lines):
+        if used[i]:
+            continue
+        if _DESCRIBED_HEADER.match(line) and line.strip() and any(
+                DESCRIBED_EVENT.match(later) for later in lines[i + 1:i + 4]):
+            used[i] = True
+            continue
+        if not DESCRIBED_EVENT.match(line):
+            continue
+        cells = [c for c in re.split(r"\s{2,}", line.strip()) if c]
+        if len(cells) < 5:
+            continue
+        type_, reason, age, _source, message = cells[0], cells[1], cells[2], cells[3], "  ".join(cells[4:])
+        count = _AGE_COUNT.search(age)
+        pod = _IN_POD.search(message)
+        if i == 0 or not used[i - 1] or not blocks:
+            blocks.append([])  # a new run of event lines: one object's Events, where describe printed them
+        blocks[-1].append(len(objects))
+        doc.places[("items", len(objects))] = (i + 1, 1)
+        objects.append(event(pod.group(2) if pod else "", "Pod" if pod else "", pod.group(1) if pod else "", type_,
+                             reason, message, int(count.group(1)) if count else 0))
+        used[i] = True
+    # a run whose events name one pod (the scheduler's "Successfully assigned NS/NAME to NODE", the kubelet's "in pod
+    # NAME_NS(uid)") is that pod's: its other events are about it too
+    for run in blocks:
+        named = {(objects[k]["involvedObject"].get("namespace", ""), objects[k]["involvedObject"]["name"])
+                 for k in run if objects[k]["involvedObject"]["name"]}
+        named |= {(m.group(1), m.group(2)) for k in run for m in [_ASSIGNED.match(objects[k]["message"])] if m}
+        if len(named) == 1:
+            ns, name = named.pop()
+            for k in run:
+                objects[k]["metadata"] = {"namespace": ns}
+                objects[k]["involvedObject"] = {"kind": "Pod", "name": name, "namespace": ns}
+_AGE_COUNT = re.compile(r"\(x(\d+) over")
+
+
+def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) -> None:
+    """`kubectl describe pod`: name, namespace, node, status, each container's state, last state, restarts and
+    image, and the Events table (kept as the pod's events)."""
+    starts = [i for i, line in enumerate(lines) if line.startswith("Name:") and not used[i]]
+    if not starts:  # cut above its name
+        starts = [next(i for i, line in enumerate(lines) if line.strip())]
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        block = lines[start:end]
+        if not any(line.startswith(("Containers:", "Init Containers:")) for line in block):
+            continue
+        top: dict[str, str] = {}
+        groups: dict[str, list[dict]] = {"initContainers": [], "containers": []}
+        statuses: dict[str, list[dict]] = {"initContainerStatuses": [], "containerStatuses": []}
+        section = ""
+        current: dict | None = None
+        state_key = ""
+        events: list[dict] = []
+        header = ""
+        for k, line in enumerate(block):
+            used[start + k] = True
+            m = _TOP.match(line)
+            if m:
+                key, value = m.group(1), (m.group(2) or "").strip()
+                section = key
+                current = None
+                if key not in top:
+                    top[key] = value
+                continue
+            if section in ("Containers", "Init Containers"):
+                group = "containers" if section == "Containers" else "initContainers"
+                entry = re.match(r"^  (\S[^:]*):\s*$", line)
+                if entry:
+                    groups[group].append({"name": entry.group(1)})
+                    current = {"name": entry.group(1), "ready": False, "restartCount": 0, "state": {}}
+                    statuses["containerStatuses" if group == "containers" else "initContainerStatuses"].append(current)
+                    continue
+                field = re.match(r"^    (\S[^:]*):\s*(.*)$", line)
+                sub = re.match(r"^      (\S[^:]*):\s*(.*)$", line)
+                if current is None:
+                    continue
+                if field:
+                    name, value = field.group(1), field.group(2).strip()
+                    if name == "State":
+                        state_key = "state"
+                        current["state"] = {value.lower(): {}} if value else {}
+                    elif name == "Last State":
+                        state_key = "lastState"
+                        current["lastState"] = {value.lower(): {}} if value else {}
+                    elif name == "Ready":
+                        current["ready"] = value == "True"
+                        state_key = ""
+                    elif name == "Restart Count" and value.isdigit():
+                        current["restartCount"] = int(value)
+                        state_key = ""
+                    elif name == "Image":
+                        groups[group][-1]["image"] = value
+                        state_key = ""
+                    elif name == "Started" and value in ("True", "False"):
+                        current["started"] = value == "True"
+                    else:
+                        state_key = state_key if name in ("Reason", "Message", "Exit Code") else ""
+                elif sub and state_key and current.get(state_key):
+                    name, value = sub.group(1), sub.group(2).strip()
+                    detail = next(iter(current[state_key].values()))
+                    if name == "Reason":
+                        detail["reason"] = value
+                    elif name == "Message":
+                        detail["message"] = value
+                    elif name == "Exit Code" and value.lstrip("-").isdigit():
+                        detail["exitCode"] = int(value)
+                    elif name == "Signal" and value.isdigit():
+                        detail["signal"] = int(value)
+            elif section == "Events":
+                cells = [c for c in re.split(r"\s{2,}", line.strip()) if c]
+                if not cells or set("".join(cells)) <= set("- "):
+                    continue
+                if not header:
+                    header = line
+                    continue
+                row = _row(header, line)
+                if row and row.get("Type") in ("Warning", "Normal"):
+                    count = _AGE_COUNT.search(row.get("Age", ""))
+                    events.append((start + k, row, int(count.group(1)) if count else 0))
+        name, namespace = top.get("Name", "") or "(pasted pod)", top.get("Namespace", "")
+        node = top.get("Node", "").split("/")[0]
+        meta: dict = {"name": name, **({"namespace": namespace} if namespace else {})}
+        owner = re.match(r"^(\w+)/(\S+)$", top.get("Controlled By", ""))
+        if owner:
+            meta["ownerReferences"] = [{"kind": owner.group(1), "name": owner.group(2)}]
+        if top.get("Status", "").startswith("Terminating"):
+            meta["deletionTimestamp"] = "(pasted: Terminating)"
+        obj = {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+               "spec": {**{k: v for k, v in groups.items() if v},
+                        **({"nodeName": node} if node and node != "<none>" else {})},
+               "status": {"phase": top.get("Status", "").split()[0] if top.get("Status") else "Pending",
+                          **({"reason": top["Reason"]} if top.get("Reason") else {}),
+                          **{k: v for k, v in statuses.items() if v}}}
+        doc.places[("items", len(objects))] = (start + 1, 1)
+        objects.append(obj)
+        for line_no, row, count in events:
+            doc.places[("items", len(objects))] = (line_no + 1, 1)
+            objects.append(event(namespace, "Pod", name, row["Type"], row.get("Reason", ""), row.get("Message", ""),
+                                 count))
+
+
+
+_KEY = re.compile(r"^(\s*)([A-Z][A-Za-z0-9 ./-]*?):(?:\s+(.*?))?\s*$")
+# the field names kubectl's describe turns into words ("Clique Id") and back, where lower-casing the first word
+# would not give the field
+_FIELDS = {"Clique Id": "cliqueID", "Clique ID": "cliqueID", "Ip Address": "ipAddress", "IP Address": "ipAddress"}
+
+
+def _field(words: str) -> str:
+    return _FIELDS.get(words) or words[:1].lower() + words[1:].replace(" ", "")
+
+
+def described(lines: list[str], start: int, end: int, places: dict, at: tuple) -> dict:
+    """`kubectl describe` of a custom resource back into its fields: `Key:  value` lines nested by indent. kubectl
+    prints a list of mappings as their fields one after another, so an item begins where a key repeats."""
+    entries = [(len(m.group(1)), m.group(2), m.group(3) or "", i) for i in range(start, end)
+               for m in [_KEY.match(lines[i])] if m]
+
+    def block(n: int, indent: int, path: tuple) -> tuple[object, int]:
+        out: dict = {}
+        items: list[dict] = []
+        while n < len(entries) and entries[n][0] > indent:
+            inner, key, value, line = entries[n]
+            name = _field(key)
+            if name in out and not items:
+                items.append(out)
+            if items and name in items[-1]:
+                items.append({})
+            target = items[-1] if items else out
+            here = path + ((len(items) - 1,) if items else ()) + (name,)
+            places[here] = (line + 1, inner + 1)
+            if value or n + 1 >= len(entries) or entries[n + 1][0] <= inner:
+                target[name] = int(value) if value.isdigit() and name in ("index", "numNodes") else value
+                n += 1
+            else:
+                target[name], n = block(n + 1, inner, here)
+        return (items if items else out), n
+
+    result, _ = block(0, -1, at)
+    return result if isinstance(result, dict) else {}
+
+
+def custom_resource(text: str, shown: str) -> tuple[list[dict], TextDoc]:
+    """A ComputeDomain or DeviceTaintRule as `kubectl describe` prints it (or a part of it), told by fields only
+    that kind has: a Status with Nodes whose entries carry a Clique Id (ComputeDomain); a Spec with a Device Selector
+    and a Taint (DeviceTaintRule)."""
+    doc = TextDoc(shown)
+    lines = text.splitlines()
+    fields = described(lines, 0, len(lines), doc.places, ("items", 0))
+    status, spec = fields.get("status"), fields.get("spec")
+    name = str(fields.get("name") or "")
+    meta = {"name": name, **({"namespace": fields["namespace"]} if fields.get("namespace") else {})}
+    nodes = status.get("nodes") if isinstance(status, dict) else None
+    if isinstance(nodes, dict):
+        nodes = [nodes]
+    if isinstance(nodes, list) and any(isinstance(n, dict) and "cliqueID" in n for n in nodes):
+        meta["name"] = name or "(pasted ComputeDomain)"
+        obj = {"apiVersion": "resource.nvidia.com/v1beta1", "kind": "ComputeDomain", "metadata": meta,
+               "status": {**status, "nodes": nodes}}
+        if isinstance(spec, dict):
+            obj["spec"] = spec
+    elif isinstance(spec, dict) and isinstance(spec.get("taint"), dict) and "deviceSelector" in spec:
+        meta["name"] = name or "(pasted DeviceTaintRule)"
+        obj = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule", "metadata": meta, "spec": spec,
+               **({"status": status} if isinstance(status, dict) else {})}
+    else:
+        return [], doc
+    doc.places.setdefault(("items", 0), (1, 1))
+    return [obj], doc
+
+
+def looks_like_custom_resource(text: str) -> bool:
+    return bool(re.search(r"^\s+Clique I[Dd]:", text, re.M) and re.search(r"^\s*Nodes:\s*$", text, re.M)) or \
+        bool(re.search(r"^\s+Device Selector:\s*$", text, re.M) and re.search(r"^\s+Taint:\s*$", text, re.M))

@@ -1,0 +1,286 @@
+"""The GPU stack's workloads as people paste them: `kubectl get pods` (-n, -A, -o wide), `kubectl get events`,
+`kubectl get ds` tables and `kubectl describe pod` text, read into the objects `kubectl get -o yaml` would have
+printed for the same columns, each remembering its line.
+
+A table's STATUS column is kubectl's summary of a pod's container states (live/stack.py computes it the same way
+from a captured pod); a pasted row becomes a pod whose states give back that summary, so a row and a captured pod
+are judged alike. Mixed pastes (a pods table, then `describe node`, then events) are read table by table: each table
+runs from its header to the first line that is not one of its rows; what is left is read as before.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gengpu.live.pasted import TextDoc
+
+_PODS = re.compile(r"^(NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
+_EVENTS = re.compile(r"^(NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+")
+_DAEMONSETS = re.compile(r"^(NAMESPACE\s+)?NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE\b")
+_SLICES = re.compile(r"^NAME\s+NODE\s+DRIVER\s+POOL\s+AGE\b")
+_CLAIMS = re.compile(r"^(NAMESPACE\s+)?NAME\s+STATE\s+AGE\b")
+_HEADERS = {"pods": _PODS, "events": _EVENTS, "daemonsets": _DAEMONSETS, "resourceslices": _SLICES,
+            "resourceclaims": _CLAIMS}
+# a row of `kubectl get pods` whose header the paste lost (`kubectl get pods -A | grep nvidia`): [namespace] name
+# ready status restarts age [ip node ...]
+_POD_ROW = re.compile(r"^\s*(?:(?P<ns>[a-z0-9][-a-z0-9]*)\s+)?(?P<name>[a-z0-9][-a-z0-9.]*)\s+(?P<ready>\d+/\d+)\s+"
+                      r"(?P<status>Init: ?\d+/\d+|\S+)\s+(?P<restarts>\d+(?: \([^)]*\))?)\s+"
+                      r"(?P<age>\d+(?:\.\d+)?[smhdy][0-9smhdy]*)(?:\s+(?P<ip>\S+)\s+(?P<node>\S+)(?:\s+.*)?)?\s*$")
+# the scheduler's message, pasted alone: "0/2 nodes are available: ..."
+_SCHEDULER = re.compile(r"^\s*\d+/\d+ nodes are available: .*$")
+# a header's columns: words separated by one space belong together ("LAST SEEN", "NODE SELECTOR")
+_COLUMN = re.compile(r"\S+(?: \S+)*")
+_NAMESPACE = re.compile(r"(?:\s-n\s*|\s--namespace[=\s]\s*)([a-z0-9][-a-z0-9]*)")
+_PROMPT = re.compile(r"^\s*([$%>#]\s|\S+@\S+[$#%]\s|(kubectl|oc|k)\s)")
+# kubectl's waiting reasons (a row showing one is a container waiting, not one that ended)
+_WAITING_REASONS = {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull",
+                    "CreateContainerConfigError", "CreateContainerError", "RunContainerError", "ContainerCreating",
+                    "PodInitializing", "RegistryUnavailable", "SignatureValidationFailed", "PreStartHookError",
+                    "PostStartHookError"}
+_TERMINATED_REASONS = {"Completed", "Error", "OOMKilled", "ContainerCannotRun", "DeadlineExceeded", "StartError"}
+
+
+def has_tables(text: str) -> bool:
+    """Whether the text holds a pods, events or DaemonSets table, events as `kubectl describe` prints them,
+    `kubectl describe pod` output, or a ComputeDomain's described status."""
+    from gengpu.live import described
+
+    lines = text.splitlines()
+    return any(p.match(line.strip()) for line in lines for p in _HEADERS.values()) or \
+        any(described.DESCRIBED_EVENT.match(line) or _POD_ROW.match(line) or _SCHEDULER.match(line)
+            for line in lines) or described.looks_like_describe_pod(text) or described.looks_like_custom_resource(text)
+
+
+def read(text: str, shown: str) -> tuple[list[dict], TextDoc, str]:
+    """Every object the tables and pod descriptions of the text show, the positions of their fields, and the text
+    left over (table lines blanked, so what is left keeps its line numbers)."""
+    doc = TextDoc(shown)
+    objects: list[dict] = []
+    lines = text.splitlines()
+    used = [False] * len(lines)
+    i = 0
+    while i < len(lines):
+        head = lines[i].strip()
+        kind = next((k for k, p in _HEADERS.items() if p.match(head)), None)
+        if kind is None:
+            i += 1
+            continue
+        used[i] = True
+        # the namespace the command above the table asked for (`kubectl get pods -n gpu-operator`), for rows that
+        # carry none
+        above = next((lines[k] for k in range(i - 1, max(-1, i - 3), -1) if lines[k].strip()), "")
+        asked = _NAMESPACE.search(above) if _PROMPT.match(above) else None
+        end = i + 1
+        while end < len(lines) and lines[end].strip() and not _PROMPT.match(lines[end]) and \
+                not any(p.match(lines[end].strip()) for p in _HEADERS.values()):
+            end += 1
+        for j in range(i + 1, end):
+            row = _row(lines[i], lines[j])
+            if row is not None and asked and not row.get("NAMESPACE"):
+                row["NAMESPACE"] = asked.group(1)
+            obj = _ROWS[kind](row) if row else None
+            if obj is not None:
+                doc.places[("items", len(objects))] = (j + 1, 1)
+                objects.append(obj)
+            used[j] = True
+        i = end
+    from gengpu.live import described
+
+    if described.looks_like_describe_pod(text):
+        described.pods(lines, used, objects, doc)
+    for i, line in enumerate(lines):
+        m = None if used[i] else _POD_ROW.match(line)
+        if m:
+            doc.places[("items", len(objects))] = (i + 1, 1)
+            node = m.group("node") or ""
+            objects.append(pod(m.group("name"), m.group("ns") or "", re.sub(r"^Init:\s+", "Init:", m.group("status")),
+                               m.group("ready"), _restarts(m.group("restarts")),
+                               "" if node in ("<none>", "") else node))
+            used[i] = True
+        elif not used[i] and _SCHEDULER.match(line):
+            doc.places[("items", len(objects))] = (i + 1, 1)
+            objects.append(event("", "", "", "Warning", "FailedScheduling", line.strip()))
+            used[i] = True
+    described.event_lines(lines, used, objects, doc)
+    if described.looks_like_custom_resource(text):
+        domains, where = described.custom_resource(text, shown)
+        for n, obj in enumerate(domains):
+            for key, place in where.places.items():
+                if key[:2] == ("items", n):
+                    doc.places[("items", len(objects)) + key[2:]] = place
+            objects.append(obj)
+    rest = "\n".join("" if u else line for u, line in zip(used, lines))
+    return objects, doc, rest
+
+
+def _row(header: str, line: str) -> dict[str, str] | None:
+    """The row's cells by the header's column names: by the columns' positions when the row is aligned with the
+    header (kubectl's tab writer pads every cell to its column), else by words (a paste whose spaces were collapsed),
+    the last column taking the rest of the line."""
+    indent = len(header) - len(header.lstrip())
+    columns = [(m.start() + indent, m.group()) for m in _COLUMN.finditer(header.strip())]
+    text = line.rstrip()
+    if len(text.strip().split()) < 2:
+        return None
+    aligned = all(start == 0 or start >= len(text) or (text[start - 1] == " " and text[start] != " ")
+                  for start, _ in columns[1:]) and (text[columns[0][0]:columns[0][0] + 1] or " ") != " "
+    cells: dict[str, str] = {}
+    if aligned:
+        for n, (start, name) in enumerate(columns):
+            stop = columns[n + 1][0] if n + 1 < len(columns) else len(text)
+            cells[name] = text[start:stop].strip()
+        return cells
+    words = _words(text.strip())
+    names = [name for _, name in columns]
+    if len(words) < len(names) - 1:
+        return None
+    for n, name in enumerate(names):
+        cells[name] = " ".join(words[n:]) if n == len(names) - 1 else (words[n] if n < len(words) else "")
+    return cells
+
+
+def _words(text: str) -> list[str]:
+    """Words, with a parenthesised part kept with the word before it (RESTARTS "7 (2m ago)")."""
+    out: list[str] = []
+    for word in text.split():
+        if out and (word.startswith("(") or (out[-1].count("(") > out[-1].count(")")) or
+                    (out[-1] == "Init:" and re.match(r"^\d+/\d+$", word))):
+            out[-1] += " " + word
+        else:
+            out.append(word)
+    return out
+
+
+def _restarts(cell: str) -> int:
+    first = cell.split(" ")[0] if cell else ""
+    return int(first) if first.isdigit() else 0
+
+
+def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: str = "") -> dict:
+    """A pod whose container states kubectl would print as STATUS shown, READY ready, RESTARTS restarts."""
+    have, _, want = ready.partition("/")
+    total = int(want) if want.isdigit() else 1
+    up = min(int(have), total) if have.isdigit() else 0
+    meta = {"name": name, **({"namespace": namespace} if namespace else {})}
+    obj: dict = {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+                 "spec": {"containers": [{"name": ""} for _ in range(total)], **({"nodeName": node} if node else {})}}
+    status: dict = {"phase": "Running"}
+    running = [{"name": "", "ready": n < up, "restartCount": 0, "state": {"running": {}}} for n in range(total)]
+    init = re.match(r"^Init:(\d+)/(\d+)$", shown)
+    if init:
+        done, inits = int(init.group(1)), int(init.group(2))
+        obj["spec"]["initContainers"] = [{"name": ""} for _ in range(inits)]
+        status = {"phase": "Pending", "initContainerStatuses": [
+            {"name": "", "restartCount": restarts if n == done else 0,
+             "state": {"terminated": {"exitCode": 0, "reason": "Completed"}} if n < done else
+             {"waiting": {"reason": "PodInitializing"}}} for n in range(inits)]}
+    elif shown.startswith("Init:"):
+        reason = shown[5:]
+        code = re.match(r"^(ExitCode|Signal):(\d+)$", reason)
+        state = {"terminated": {"exitCode": int(code.group(2)) if code.group(1) == "ExitCode" else 1,
+                                **({"signal": int(code.group(2))} if code.group(1) == "Signal" else {})}} if code else \
+            {"waiting": {"reason": reason}} if reason in _WAITING_REASONS or reason not in _TERMINATED_REASONS else \
+            {"terminated": {"exitCode": 1, "reason": reason}}
+        obj["spec"]["initContainers"] = [{"name": ""}]
+        status = {"phase": "Pending", "initContainerStatuses": [{"name": "", "restartCount": restarts,
+                                                                 "state": state}]}
+    elif shown == "Running" or shown == "Terminating":
+        status["conditions"] = [{"type": "Ready", "status": "True" if up == total else "False"}]
+        status["containerStatuses"] = running
+        if shown == "Terminating":
+            meta["deletionTimestamp"] = "(pasted: Terminating)"
+    elif shown == "Pending":
+        status = {"phase": "Pending"}
+    elif shown in _WAITING_REASONS or shown in _TERMINATED_REASONS or re.match(r"^(ExitCode|Signal):\d+$", shown):
+        code = re.match(r"^(ExitCode|Signal):(\d+)$", shown)
+        state = {"terminated": {"exitCode": int(code.group(2)) if code.group(1) == "ExitCode" else 1,
+                                **({"signal": int(code.group(2))} if code.group(1) == "Signal" else {})}} if code else \
+            {"terminated": {"exitCode": 0 if shown == "Completed" else 1, "reason": shown}} \
+            if shown in _TERMINATED_REASONS else {"waiting": {"reason": shown}}
+        if shown == "Completed":
+            status["phase"] = "Succeeded"
+        elif shown in ("ContainerCreating", "PodInitializing") and not restarts:
+            status["phase"] = "Pending"
+        status["containerStatuses"] = running[:-1] + [{"name": "", "ready": False, "state": state}]
+    else:  # a reason of the pod's own (Evicted, NodeAffinity, UnexpectedAdmissionError, Unknown ...)
+        status = {"phase": "Unknown" if shown == "Unknown" else "Failed", "reason": shown}
+    for key in ("containerStatuses",):
+        if status.get(key):
+            status[key][-1]["restartCount"] = restarts
+    obj["status"] = status
+    return obj
+
+
+def _pod_row(row: dict) -> dict | None:
+    name, shown = row.get("NAME", ""), row.get("STATUS", "")
+    if not name or not shown or not re.match(r"^\d+/\d+$", row.get("READY", "")):
+        return None
+    name = name.removeprefix("pod/")
+    shown = re.sub(r"^Init:\s+", "Init:", shown)  # "Init: 0/1", as a docs page printed it
+    node = row.get("NODE", "")
+    return pod(name, row.get("NAMESPACE", ""), shown, row["READY"], _restarts(row.get("RESTARTS", "")),
+               "" if node in ("<none>", "") else node)
+
+
+def _event_row(row: dict) -> dict | None:
+    kind_name = row.get("OBJECT", "")
+    if "/" not in kind_name or row.get("TYPE") not in ("Warning", "Normal"):
+        return None
+    kind, _, name = kind_name.partition("/")
+    return event(row.get("NAMESPACE", ""), kind, name, row["TYPE"], row.get("REASON", ""), row.get("MESSAGE", ""))
+
+
+_KINDS = {"pod": "Pod", "node": "Node", "daemonset": "DaemonSet", "deployment": "Deployment",
+          "replicaset": "ReplicaSet", "computedomain": "ComputeDomain", "clusterpolicy": "ClusterPolicy",
+          "nvidiadriver": "NVIDIADriver", "resourceclaim": "ResourceClaim", "job": "Job"}
+
+
+def event(namespace: str, kind: str, name: str, type_: str, reason: str, message: str, count: int = 0) -> dict:
+    kind = _KINDS.get(kind.lower().split(".")[0], kind)
+    return {"apiVersion": "v1", "kind": "Event", "metadata": {"namespace": namespace} if namespace else {},
+            "involvedObject": {"kind": kind, "name": name, **({"namespace": namespace} if namespace else {})},
+            "type": type_, "reason": reason, "message": message, **({"count": count} if count else {})}
+
+
+def _daemonset_row(row: dict) -> dict | None:
+    numbers = {k: row.get(k, "") for k in ("DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE")}
+    if not row.get("NAME") or not all(v.isdigit() for v in numbers.values()):
+        return None
+    status = {"desiredNumberScheduled": int(numbers["DESIRED"]), "currentNumberScheduled": int(numbers["CURRENT"]),
+              "numberReady": int(numbers["READY"]), "updatedNumberScheduled": int(numbers["UP-TO-DATE"]),
+              "numberAvailable": int(numbers["AVAILABLE"])}
+    selector = {}
+    for pair in row.get("NODE SELECTOR", "").split(","):
+        key, sep, value = pair.partition("=")
+        if sep:
+            selector[key] = value
+    meta = {"name": row["NAME"].removeprefix("daemonset.apps/"),
+            **({"namespace": row["NAMESPACE"]} if row.get("NAMESPACE") else {})}
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta,
+            "spec": {"template": {"spec": {"nodeSelector": selector}}} if selector else {}, "status": status}
+
+
+def _slice_row(row: dict) -> dict | None:
+    if not row.get("NAME") or not row.get("DRIVER"):
+        return None
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": row["NAME"]},
+            "spec": {"driver": row["DRIVER"], **({"nodeName": row["NODE"]} if row.get("NODE") else {}),
+                     "pool": {"name": row.get("POOL", "")}}}
+
+
+def _claim_row(row: dict) -> dict | None:
+    """A ResourceClaim as its STATE column shows it: allocated, reserved (in use), pending, deleted."""
+    if not row.get("NAME") or not row.get("STATE"):
+        return None
+    states = set(row["STATE"].split(","))
+    status: dict = {}
+    if "allocated" in states:
+        status["allocation"] = {"devices": {}}
+    if "reserved" in states:
+        status["reservedFor"] = [{"resource": "pods", "name": "(pasted)"}]
+    meta = {"name": row["NAME"], **({"namespace": row["NAMESPACE"]} if row.get("NAMESPACE") else {})}
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta, "status": status}
+
+
+_ROWS = {"pods": _pod_row, "events": _event_row, "daemonsets": _daemonset_row, "resourceslices": _slice_row,
+         "resourceclaims": _claim_row}

@@ -1,0 +1,221 @@
+"""The classes of issue 47, each on a fixture that states only what the class needs: the GPU stack's pods read as
+kubectl prints them, lifecycle in flight (a driver upgrade, a renamed resource), slices pasted without devices, a
+model outside the catalog, pools for VMs, and the subject of every live finding in JSON and SARIF. The corpus of
+real states (tests/live-corpus/states.yaml) holds the same classes as they were pasted."""
+
+import json
+
+import pytest
+import yaml
+
+from gengpu.live import stack, tables
+from gengpu.live.snapshot import Item
+from gengpu.model import build_profile
+
+PROFILE = {"apiVersion": "gengpu.dev/v1alpha1", "kind": "GPUProfile", "metadata": {"name": "live"},
+           "spec": {"platform": "kubernetes", "kubernetesVersion": "1.33", "operator": {"version": "v26.7.0"},
+                    "nodePools": [{"name": "gpu", "gpu": "L4", "gpusPerNode": 1}],
+                    "argocd": {"repoURL": "https://github.com/example/gitops.git"}}}
+
+# every STATUS kubectl prints for a pod (kubernetes pkg/printers/internalversion printPod), with READY and RESTARTS
+STATUSES = ["Running", "Completed", "Pending", "ContainerCreating", "PodInitializing", "CrashLoopBackOff", "Error",
+            "OOMKilled", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError", "RunContainerError",
+            "ExitCode:137", "Signal:9", "Init:0/1", "Init:2/4", "Init:CrashLoopBackOff", "Init:Error",
+            "Init:ImagePullBackOff", "Init:ExitCode:1", "Init:Signal:9", "Terminating", "Evicted", "NodeAffinity",
+            "Unknown", "UnexpectedAdmissionError"]
+
+
+@pytest.mark.parametrize("shown", STATUSES)
+def test_a_pasted_row_reads_back_as_the_status_kubectl_printed(shown):
+    """A table row becomes a pod whose container states kubectl would print as that STATUS: a row and a captured pod
+    are judged by the same code."""
+    pod = Item(tables.pod("nvidia-driver-daemonset-x7k2p", "gpu-operator", shown, "0/1", 3))
+    assert stack.state(pod).shown == shown
+
+
+@pytest.mark.parametrize("shown,verdict", [
+    ("Running", ""), ("Completed", ""), ("CrashLoopBackOff", "failing"), ("Init:ImagePullBackOff", "failing"),
+    ("Init:ExitCode:1", "failing"), ("OOMKilled", "failing"), ("Init:0/1", "waiting"), ("ContainerCreating", "waiting"),
+    ("Pending", "waiting"), ("Terminating", ""), ("Evicted", "")])
+def test_what_a_status_means_for_the_stack(shown, verdict):
+    assert stack.verdict(Item(tables.pod("nvidia-device-plugin-daemonset-q8w4c", "", shown, "1/1", 0))) == verdict
+
+
+def test_running_but_not_ready_is_failing_after_restarts_and_waiting_before():
+    """NVIDIA's troubleshooting shows a driver pod 0/2 Running with 3 restarts as the cause of every Init:0/1."""
+    assert stack.verdict(Item(tables.pod("nvidia-driver-daemonset-4rtiu", "", "Running", "0/2", 3))) == "failing"
+    assert stack.verdict(Item(tables.pod("nvidia-driver-daemonset-4rtiu", "", "Running", "0/2", 0))) == "waiting"
+
+
+@pytest.mark.parametrize("name,component", [
+    ("nvidia-driver-daemonset-48.84.202110270303-0-9df9j", "NVIDIA driver container"),
+    ("nvidia-gpu-driver-ubuntu22.04-7c9d8", "NVIDIA driver container"),
+    ("nvidia-device-plugin-validator-87zdl", "GPU Operator validator"),
+    ("nvidia-device-plugin-daemonset-nqxmc", "NVIDIA device plugin"),
+    ("gpu-operator-1780680501-node-feature-discovery-worker-2gb9m", "Node Feature Discovery"),
+    ("gpu-operator-69fd4d9858-nvrvc", "GPU Operator"),
+    ("nvidia-gpu-device-plugin-small-cos-4fpl4", "GKE device plugin"),
+    ("nvidia-dra-driver-gpu-kubelet-plugin-qsp2x", "NVIDIA DRA driver"),
+    ("shop-7c9d8f-x2k4p", None)])
+def test_which_part_of_the_stack_a_pod_is_by_its_name(name, component):
+    found = stack.component(Item({"metadata": {"name": name}}))
+    assert (found.name if found else None) == component
+
+
+def test_a_pod_of_another_name_is_the_stack_by_its_image():
+    """A ComputeDomain's daemon pods are named after the domain: their image says what they are."""
+    pod = Item({"metadata": {"name": "training-7f4kd"}, "spec": {"containers": [
+        {"name": "compute-domain-daemon", "image": "nvcr.io/nvidia/k8s-dra-driver-gpu:v25.12.0"}]}})
+    assert stack.component(pod).name == "NVIDIA DRA driver"
+
+
+def test_a_mixed_paste_reads_each_table_and_leaves_the_rest_to_the_node_reader(tmp_path, run):
+    """`kubectl get pods -o wide`, then a node's describe, then its events, in one paste."""
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(PROFILE))
+    (tmp_path / "s.txt").write_text(
+        "$ kubectl get pods -n gpu-operator -o wide\n"
+        "NAME                                  READY   STATUS                  RESTARTS   AGE   IP          NODE\n"
+        "nvidia-container-toolkit-daemonset-x  0/1     Init:ImagePullBackOff   0          73m   10.0.1.4    gpu-1\n"
+        "$ kubectl describe node gpu-1\n"
+        "Name:               gpu-1\n"
+        "Labels:             nvidia.com/gpu.present=true\n"
+        "                    nvidia.com/gpu.product=NVIDIA-L4\n"
+        "Capacity:\n"
+        "  cpu:             8\n"
+        "Allocatable:\n"
+        "  cpu:             8\n")
+    result = run("check", "p.yaml", "--snapshot", "s.txt", "--output", "json", cwd=tmp_path)
+    got = [(f["file"], f["line"], f["rule"], f.get("object"), f.get("node"), f.get("pool"))
+           for f in json.loads(result.stdout)["findings"] if f["severity"] != "info"]
+    assert got == [  # (a node of a pool: at the pool in the profile, its promise)
+        ("p.yaml", 10, "node-gpus-not-advertised", "Node/gpu-1", "gpu-1", "gpu"),
+        ("s.txt", 3, "gpu-stack-pod-failing", "Pod/gpu-operator/nvidia-container-toolkit-daemonset-x", "gpu-1", "gpu")]
+
+
+def _check(run, tmp_path, profile: dict, snapshot: str, name: str = "s.txt"):
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(profile))
+    (tmp_path / name).write_text(snapshot)
+    result = run("check", "p.yaml", "--snapshot", name, "--output", "json", cwd=tmp_path)
+    return [(f["rule"], f["severity"]) for f in json.loads(result.stdout)["findings"] if f["severity"] != "info"]
+
+
+def _snapshot(*items) -> str:
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": list(items)})
+
+
+NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-1", "labels": {
+    "nvidia.com/gpu.present": "true", "nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "1"}},
+    "status": {"capacity": {"nvidia.com/gpu": "1"}, "allocatable": {"nvidia.com/gpu": "1"},
+               "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+def _policy(states: str) -> dict:
+    return {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
+            "spec": {}, "status": {"state": "notReady", "conditions": [
+                {"type": "Ready", "status": "False", "reason": "OperandNotReady",
+                 "message": f"ClusterPolicy is not ready, states not ready: [{states}]"}]}}
+
+
+def test_a_driver_upgrade_in_flight_is_not_an_operator_failure(run, tmp_path):
+    """The upgrade controller keeps the ClusterPolicy notReady on its driver state while nodes upgrade: the node says
+    it (a warning); a state other than the driver's is still the operator's error."""
+    upgrading = {**NODE, "metadata": {**NODE["metadata"], "labels": {
+        **NODE["metadata"]["labels"], "nvidia.com/gpu-driver-upgrade-state": "upgrade-required"}}}
+    assert _check(run, tmp_path, PROFILE, _snapshot(upgrading, _policy("state-driver"))) == \
+        [("node-driver-upgrading", "warning")]
+    assert _check(run, tmp_path, PROFILE, _snapshot(upgrading, _policy("state-driver, state-container-toolkit"))) == \
+        [("node-driver-upgrading", "warning"), ("operator-not-ready", "error")]
+    assert _check(run, tmp_path, PROFILE, _snapshot(NODE, _policy("state-driver"))) == [("operator-not-ready", "error")]
+
+
+def test_a_resourceslice_table_shows_no_devices_and_is_not_read_as_none(run, tmp_path):
+    """`kubectl get resourceslices` lists slices, not their devices: a DRA node with its gpu.nvidia.com slice there
+    publishes GPUs, however many."""
+    dra = {**PROFILE, "spec": {**PROFILE["spec"], "kubernetesVersion": "1.34",
+                               "nodePools": [{"name": "gpu", "gpu": "L4", "gpusPerNode": 1, "allocation": "dra"}]}}
+    node = ("Name:               gpu-1\nLabels:             nvidia.com/gpu.present=true\n"
+            "                    nvidia.com/gpu.product=NVIDIA-L4\n")
+    table = ("NAME                          NODE    DRIVER           POOL    AGE\n"
+             "gpu-1-gpu.nvidia.com-kx9f2    gpu-1   gpu.nvidia.com   gpu-1   3m\n")
+    assert _check(run, tmp_path, dra, node + table) == []
+    assert _check(run, tmp_path, dra, node + table.replace("gpu.nvidia.com ", "compute-domain.nvidia.com ")
+                  .replace("DRIVER          ", "DRIVER                     ")) == [("node-gpus-not-advertised", "error")]
+
+
+def test_a_model_outside_the_catalog_ties_to_its_node_by_its_product_string(run, tmp_path):
+    other = {**PROFILE, "spec": {**PROFILE["spec"], "nodePools": [
+        {"name": "gpu", "gpu": "NVIDIA-GeForce-RTX-5090", "gpusPerNode": 1}]}}
+    node = {**NODE, "metadata": {"name": "gpu-1", "labels": {"nvidia.com/gpu.product": "NVIDIA-GeForce-RTX-5090",
+                                                               "nvidia.com/gpu.count": "1"}}}
+    second = {**node, "metadata": {**node["metadata"], "name": "gpu-2"}}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(other))
+    (tmp_path / "s.yaml").write_text(_snapshot(node, second))
+    result = run("check", "p.yaml", "--snapshot", "s.yaml", "--output", "json", cwd=tmp_path)
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == ["unknown-gpu-model"]
+
+
+VM = {**PROFILE, "spec": {**PROFILE["spec"], "nodePools": [
+    {"name": "vgpu", "gpu": "A10", "gpusPerNode": 2, "workload": "vm-vgpu", "vgpuType": "A10-8Q"},
+    {"name": "pass", "gpu": "A10", "gpusPerNode": 2, "workload": "vm-passthrough",
+     "nodeSelector": {"example.com/pool": "pass"}}]}}
+
+
+def _vm_node(name: str, allocatable: dict, labels: dict | None = None) -> dict:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
+        "nvidia.com/gpu.present": "true", "nvidia.com/gpu.product": "NVIDIA-A10", **(labels or {})}},
+        "status": {"capacity": allocatable, "allocatable": allocatable,
+                   "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+def test_gpus_for_vms_are_judged_by_the_sandbox_plugins_resources(run, tmp_path):
+    """vGPU: GPUs x the type's share of the frame buffer (A10-8Q: 3 per A10); passthrough: one per GPU, by device
+    name; names of an earlier layout at 0 say nothing."""
+    healthy = _snapshot(
+        _vm_node("v1", {"nvidia.com/NVIDIA_A10-8Q": "6", "nvidia.com/NVIDIA_A10-12Q": "0", "nvidia.com/gpu": "0"},
+                 {"nvidia.com/gpu.workload.config": "vm-vgpu"}),
+        _vm_node("p1", {"nvidia.com/GA102GL_A10": "2"}, {"example.com/pool": "pass"}))
+    assert _check(run, tmp_path, VM, healthy, "s.yaml") == []
+    broken = _snapshot(
+        _vm_node("v1", {"nvidia.com/NVIDIA_A10-8Q": "3"}, {"nvidia.com/gpu.workload.config": "vm-vgpu"}),
+        _vm_node("p1", {"nvidia.com/GA102GL_A10": "1", "nvidia.com/2236": "0"}, {"example.com/pool": "pass"}),
+        _vm_node("p2", {"nvidia.com/gpu": "2"}, {"example.com/pool": "pass"}))
+    assert sorted(_check(run, tmp_path, VM, broken, "s.yaml")) == [
+        ("node-gpus-missing", "error"), ("node-gpus-missing", "error"), ("node-gpus-not-advertised", "error")]
+
+
+def test_pools_for_vms_label_their_nodes_and_turn_on_the_sandbox_stack():
+    from gengpu.compiling import nodes, operator_app
+
+    cc = {**VM, "spec": {**VM["spec"], "nodePools": [*VM["spec"]["nodePools"], {
+        "name": "cc", "gpu": "H100-80GB", "gpusPerNode": 8, "workload": "vm-passthrough",
+        "confidentialComputing": "on"}]}}
+    profile = build_profile(cc, "p.yaml")
+    vgpu, passthrough, confidential = profile.node_pools
+    assert nodes.node_labels(profile, vgpu) == {"gengpu.dev/pool": "vgpu", "nvidia.com/gpu.workload.config": "vm-vgpu",
+                                                "nvidia.com/vgpu.config": "A10-8Q"}
+    assert nodes.node_labels(profile, passthrough) == {
+        "gengpu.dev/pool": "pass", "nvidia.com/gpu.workload.config": "vm-passthrough"}
+    assert nodes.node_labels(profile, confidential)["nvidia.com/cc.mode"] == "on"
+    values = operator_app.helm_values(profile)
+    assert values["sandboxWorkloads"] == {"enabled": True, "defaultWorkload": "container", "mode": "kata"}
+    assert values["ccManager"] == {"enabled": True, "defaultMode": "off"}
+    assert "sandboxWorkloads" not in operator_app.helm_values(build_profile(PROFILE, "p.yaml"))
+
+
+def test_live_findings_name_their_subject_for_machines(run, tmp_path):
+    """object, node and pool in JSON; the same as SARIF result properties; control characters made visible."""
+    pods = ("NAME                              READY   STATUS             RESTARTS   AGE   IP         NODE\n"
+            "nvidia-driver-daemonset-7xk2p     0/1     CrashLoopBackOff   6          14m   10.0.1.1   gpu-1\n")
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(PROFILE))
+    (tmp_path / "s.txt").write_text(pods)
+    found = json.loads(run("check", "p.yaml", "--snapshot", "s.txt", "--output", "json", cwd=tmp_path).stdout)
+    assert [(f["object"], f["node"], "pool" in f) for f in found["findings"]] == \
+        [("Pod/nvidia-driver-daemonset-7xk2p", "gpu-1", False)]
+    sarif = json.loads(run("check", "p.yaml", "--snapshot", "s.txt", "--output", "sarif", cwd=tmp_path).stdout)
+    assert sarif["runs"][0]["results"][0]["properties"] == {"object": "Pod/nvidia-driver-daemonset-7xk2p",
+                                                            "node": "gpu-1"}
+    from gengpu.findings import Finding
+    from gengpu.reporting import safe
+
+    shown = safe.findings([Finding("s.txt", 1, 1, "error", "x", "m", subject="Pod/a\x1b[31mb", node="n\x07")])[0]
+    assert (shown.subject, shown.node) == ("Pod/a\\x1b[31mb", "n\\x07")

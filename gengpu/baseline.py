@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -48,11 +49,11 @@ class Identities:
 
     def __init__(self):
         self._docs: dict[str, list] = {}
-        self._root = _repository_root()
+        self.root = _repository_root()
 
     def path(self, file: str) -> str:
         try:
-            return Path(file).resolve().relative_to(self._root).as_posix()
+            return Path(file).resolve().relative_to(self.root).as_posix()
         except (ValueError, OSError):
             return Path(file).as_posix()
 
@@ -125,8 +126,8 @@ def render(findings: list[Finding]) -> str:
     first: dict[str, Finding] = {}
     for fp, f in zip(prints, findings):
         first.setdefault(fp, f)
-    entries = sorted(({"fingerprint": fp, "rule": f.rule, "file": ids.path(f.file), "message": f.message,
-                       "count": counts[fp]}
+    entries = sorted(({"fingerprint": fp, "rule": f.rule, "file": ids.path(f.file),
+                       **({"object": ids.of(f)} if ids.of(f) else {}), "message": f.message, "count": counts[fp]}
                       for fp, f in first.items()), key=lambda e: (e["file"], e["rule"], e["message"], e["fingerprint"]))
     head = {"version": VERSION, "about": "Findings accepted by `gengpu validate --write-baseline`; validate with "
             "--baseline (or `baseline:` in .gengpu.yaml) reports only new ones. Remove an entry once it is fixed."}
@@ -141,14 +142,18 @@ def render(findings: list[Finding]) -> str:
 
 def load(path: str) -> Baseline:
     """A baseline file; a missing or malformed one is a UsageError naming the file and the fix."""
+    from gengpu.loading.reading import read_bytes
+
     fix = f"write it again with `gengpu validate --write-baseline {path}`"
+    if not Path(path).exists():
+        raise UsageError(f"baseline {path}: no such file; {fix}")
+    # bounded, regular files only: a FIFO or /dev/zero given as the baseline is refused, never read until it ends
+    raw, problems = read_bytes(Path(path), path, MAX_BYTES)
+    if problems:
+        raise UsageError(f"baseline {path}: {problems[0].message}; {fix}")
     try:
-        if Path(path).is_file() and Path(path).stat().st_size > MAX_BYTES:
-            raise UsageError(f"baseline {path}: larger than {MAX_BYTES // 2**20} MiB, no baseline of gengpu's; {fix}")
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"baseline {path}: no such file; {fix}") from None
-    except (OSError, UnicodeDecodeError) as e:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
         raise UsageError(f"baseline {path}: cannot be read ({e}); {fix}") from None
     try:
         data = json.loads(text)
@@ -197,19 +202,27 @@ def apply(findings: list[Finding], base: Baseline, scope: list[str]) -> tuple[li
     from gengpu.checking.rules import finding
 
     left = {fp: e["count"] for fp, e in base.entries.items()}
-    out, accepted = [], 0
+    out, accepted, used = [], 0, set()
     ids = Identities()
+    # entries of a file that no longer exists: a renamed file's findings are the same findings (rule, object and
+    # message), found under its new path
+    moved = {_moved_key(e["rule"], e.get("object", ""), e.get("message", "")): fp for fp, e in base.entries.items()
+             if e.get("file") and not (ids.root / str(e["file"])).exists()}
     for f in findings:
         # advice the files of this run show no consequence of (checking/consequences.py) is still the finding
         fp = fingerprint(f, ids) if f.severity != "info" or f.needs else ""
+        if fp and left.get(fp, 0) <= 0 and moved:
+            fp = moved.get(_moved_key(f.rule, ids.of(f), f.message), fp)
         if left.get(fp, 0) > 0:
             left[fp] -= 1
             accepted += 1
+            used.add(fp)
         else:
             out.append(f)
     if accepted:
-        out.append(finding("baseline-accepted", base.path, 1, 1, f"{accepted} finding(s) accepted by the baseline "
-                           "(not shown; --no-baseline shows them)"))
+        out.append(finding("baseline-accepted", base.path, 1, 1, f"{accepted} finding(s) accepted by "
+                           f"{len(used)} baseline entr{'y' if len(used) == 1 else 'ies'} (not shown; --no-baseline "
+                           "shows them)"))
     for fp, count in sorted(left.items(), key=lambda kv: base.lines.get(kv[0], 0)):
         entry = base.entries[fp]
         if count > 0 and in_scope(str(entry.get("file", "")), [ids.path(s) for s in scope]):
@@ -220,19 +233,36 @@ def apply(findings: list[Finding], base: Baseline, scope: list[str]) -> tuple[li
     return out, accepted
 
 
+def _moved_key(rule: str, obj: str, message: str) -> tuple:
+    return (rule, obj, normalised(message))
+
+
+def settings_path() -> Path | None:
+    """The repository's .gengpu.yaml: in the working directory, else at the root of the git work tree it is in (a
+    hook or CI job run from a subfolder reads the same settings)."""
+    if Path(SETTINGS).is_file():
+        return Path(SETTINGS)
+    root = _repository_root()
+    return Path(os.path.relpath(root / SETTINGS)) if (root / SETTINGS).is_file() else None
+
+
 def settings_baseline() -> str | None:
-    """`baseline:` of the repository's .gengpu.yaml (in the working directory), if any."""
-    path = Path(SETTINGS)
-    if not path.is_file():
+    """`baseline:` of the repository's .gengpu.yaml, if any, as a path from the working directory (the settings name
+    it from the folder they are in)."""
+    path = settings_path()
+    if path is None:
         return None
     import yaml
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"{SETTINGS}: cannot be read ({str(e).splitlines()[0]}); fix or remove it") from None
+        raise UsageError(f"{path}: cannot be read ({str(e).splitlines()[0]}); fix or remove it") from None
     if data is None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("baseline", ""), str) or set(data) - {"baseline"}:
-        raise UsageError(f"{SETTINGS}: expected a mapping with `baseline: FILE` only")
-    return data.get("baseline") or None
+        raise UsageError(f"{path}: expected a mapping with `baseline: FILE` only")
+    named = data.get("baseline") or None
+    if named is None or Path(named).is_absolute() or path.parent.resolve() == Path.cwd().resolve():
+        return named
+    return os.path.relpath(path.parent / named)

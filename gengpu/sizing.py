@@ -109,7 +109,7 @@ def _evidence(usage: PoolUsage, units: list[Device], total_mib: float) -> dict:
         "gpuMemoryMiB": round(total_mib) if math.isfinite(total_mib) else None,
         "memPeakMiB": _round(max(peaks, default=None), 0), "memP95MiB": _round(max(p95s, default=None), 0),
         "activityMean": _round(max(means, default=None), 3), "activityP95": _round(max(activity, default=None), 3),
-        "activityMetric": figures[0].activity_source if figures else None,
+        "activityMetric": next((f.activity_source for f in figures if f.activity_source), None),
         "devices": [{"node": d.node, "gpu": d.gpu, "uuid": d.uuid,
                      **({"mig": d.mig, "instance": d.instance} if d.mig else {}),
                      "pods": [f"{ns}/{name}" for ns, name in sorted(d.pods) if name],
@@ -327,10 +327,13 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
     busiest = max(share(gpu_id, d) for d in units)
     biggest = max((d.figures.mem_peak or 0) for d in units)
     held = f"{len(units)} MIG device(s) on {gpus} GPU(s)" if on_mig else f"{gpus} GPU(s)"
-    observed = (f"{held} whose pods peaked at {biggest / 1024:.1f} GiB and {busiest:.0%} of a GPU's p95 activity "
-                f"over {usage.hours:.1f} h" if on_mig else
-                f"{held} whose pods peaked at {biggest / 1024:.1f} GiB of {total_mib / 1024:.0f} GiB and "
-                f"{busiest:.0%} p95 activity over {usage.hours:.1f} h")
+    # no activity series at all (neither engine activity nor GPU_UTIL): each GPU counts as busy, and says so
+    busy = f"{busiest:.0%} of a GPU's p95 activity" if on_mig else f"{busiest:.0%} p95 activity"
+    if not any(_known(d.figures.activity_p95) for d in units):
+        busy = "no activity series (each GPU counted as busy)"
+    observed = (f"{held} whose pods peaked at {biggest / 1024:.1f} GiB and {busy} over {usage.hours:.1f} h" if on_mig
+                else f"{held} whose pods peaked at {biggest / 1024:.1f} GiB of {total_mib / 1024:.0f} GiB and {busy} "
+                f"over {usage.hours:.1f} h")
     if per_gpu < 2 or needed >= gpus or (on_mig and proposed_sharing["mig"]["layout"] == dict(
             current["sharing"].get("mig", {}).get("layout") or {})):
         rec.verdict = "keep"

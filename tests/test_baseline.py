@@ -235,3 +235,46 @@ def test_old_and_hostile_baselines_are_clear_errors(run, old):
     (old / "deep.json").write_text("[" * 100000 + "]" * 100000)
     result = run("validate", "profiles", "--baseline", "deep.json", cwd=old)
     assert result.exit_code == 2 and result.stderr.startswith("gengpu: error: baseline deep.json: not JSON (")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_baseline_that_is_not_a_regular_file_is_refused_not_read(run, old, kind):
+    """A FIFO waits forever for a writer and /dev/zero never ends: neither is read."""
+    import os
+
+    path = "/dev/zero" if kind == "device" else str(old / "b.fifo")
+    if kind == "fifo":
+        os.mkfifo(path)
+    result = run("validate", "profiles", "--baseline", path, cwd=old)
+    assert result.exit_code == 2
+    what = "a FIFO" if kind == "fifo" else "a character device"
+    assert result.stderr.startswith(f"gengpu: error: baseline {path}: cannot read file: it is {what}, not a regular file")
+
+
+def test_the_settings_at_the_repository_root_apply_in_a_subfolder(run, old):
+    """A hook or CI job run from a subfolder of the repository reads the root's .gengpu.yaml, and its baseline path
+    is taken from the root."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(old)], check=True)
+    run("validate", "profiles", "manifests", "--write-baseline", ".gengpu-baseline.json", cwd=old)
+    (old / ".gengpu.yaml").write_text("baseline: .gengpu-baseline.json\n")
+    result = run("validate", ".", "--output", "json", cwd=old / "manifests")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)["findings"]
+    assert [(f["rule"], f["file"]) for f in found] == [("baseline-accepted", "../.gengpu-baseline.json")]
+    assert found[0]["message"].startswith("3 finding(s) accepted by 3 baseline entries")
+
+
+def test_a_renamed_files_accepted_findings_stay_accepted(run, old):
+    """git mv of a file: its findings are the ones accepted (same rule, object and message), not new ones."""
+    run("validate", "profiles", "manifests", "--write-baseline", "b.json", cwd=old)
+    (old / "manifests" / "dcgm.yaml").rename(old / "manifests" / "exporter.yaml")
+    code, found = _validate(run, old, "--baseline", "b.json")
+    assert (code, found) == (0, [("b.json", "baseline-accepted")])
+    # once a file of the old path is back, the entries are its own again, and the renamed copy's findings are new
+    (old / "manifests" / "dcgm.yaml").write_text(EXPORTER)
+    code, found = _validate(run, old, "--baseline", "b.json")
+    assert (code, found) == (1, [("manifests/exporter.yaml", "dcgm-exporter-no-node-name"),
+                                 ("manifests/exporter.yaml", "dcgm-exporter-no-pod-labels"),
+                                 ("b.json", "baseline-accepted")])

@@ -59,7 +59,7 @@ def test_sharing_that_never_applied_is_reported_at_the_pool(run, tmp_path):
          "per GPU, the profile promises 4 (1 GPU(s) x 4 mps replicas): the sharing config did not apply"),
         ("eks-l4-mps.yaml", at, "node-gpus-not-advertised", "node l4-mps-1 (pool l4-mps): advertises no GPU resource, "
          "the profile promises 4 nvidia.com/gpu: the device plugin never registered (not running on the node, or "
-         "without its config)")])
+         "without its config: its pod: kubectl get pods -n gpu-operator -o wide -l app=nvidia-device-plugin-daemonset)")])
 
 
 def test_each_drift_class_is_its_rule_at_the_node(run, tmp_path):

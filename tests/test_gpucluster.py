@@ -36,6 +36,11 @@ def test_the_operator_makes_a_gpucluster_and_nothing_installs_a_second_dra_drive
     assert cluster["draDriverVersion"] == "" and "draDriverChart" not in cluster
     result = run("validate", "--engine", "kubeconform", cwd=profile_repo)
     assert result.exit_code == 0, result.output
+    # the node labels are what something reads: no device-plugin or MIG config label and no device plugin deploy
+    # label (the GPUCluster deletes those from its DRA nodes)
+    script = (overlay / "label-nodes-l40s-shared.sh").read_text().splitlines()
+    assert [line for line in script if line.startswith("kubectl label")] == [
+        "kubectl label nodes --overwrite -l rack=r12 gengpu.dev/pool=l40s-shared nvidia.com/dra-kubelet-plugin=true"]
 
 
 def test_a_preinstalled_driver_is_left_alone_and_flux_installs_only_the_operator(run, profile_repo):

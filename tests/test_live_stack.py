@@ -219,3 +219,13 @@ def test_live_findings_name_their_subject_for_machines(run, tmp_path):
 
     shown = safe.findings([Finding("s.txt", 1, 1, "error", "x", "m", subject="Pod/a\x1b[31mb", node="n\x07")])[0]
     assert (shown.subject, shown.node) == ("Pod/a\\x1b[31mb", "n\\x07")
+
+
+def test_a_profile_without_a_device_plugin_is_not_held_against_nodes_that_register_gpus(run, tmp_path):
+    """no-device-plugin is the profile's (nothing gengpu installs runs one); nodes that register GPUs show the cluster
+    runs its own, and check does not contradict them."""
+    bare = {**PROFILE, "spec": {**PROFILE["spec"], "operator": {"enabled": False}}}
+    assert _check(run, tmp_path, bare, _snapshot(NODE), "s.yaml") == []
+    silent = {**NODE, "status": {**NODE["status"], "capacity": {"cpu": "8"}, "allocatable": {"cpu": "8"}}}
+    assert sorted(_check(run, tmp_path, bare, _snapshot(silent), "s.yaml")) == [
+        ("no-device-plugin", "error"), ("node-gpus-not-advertised", "error")]

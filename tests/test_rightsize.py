@@ -680,6 +680,11 @@ def test_a_device_without_an_activity_figure_is_sized_as_busy(run, a100, recordi
     assert (rec["verdict"], rec["proposed"]) == ("keep", None)
     assert rec["evidence"]["notes"][-1].startswith("no activity figure (DCGM_FI_PROF_GR_ENGINE_ACTIVE or "
                                                    "DCGM_FI_DEV_GPU_UTIL) for 4 device(s)")
+    # and it is not told as a busy GPU measured by GPU_UTIL: no series is named where none was read
+    assert rec["evidence"]["activityMetric"] is None
+    assert "no activity series (each GPU counted as busy)" in rec["reason"] and "100%" not in rec["reason"]
+    text = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om", cwd=a100).stdout
+    assert "activity from DCGM_FI_DEV_GPU_UTIL" not in text.split("inference", 1)[1].split("\n\n")[0]
 
 
 def test_mig_memory_is_what_the_gpu_gives_not_the_profile_name(run, tmp_path):

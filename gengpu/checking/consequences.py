@@ -50,7 +50,10 @@ def facts(subjects) -> list[str]:
             found |= {RELEASE + f"{chart}@{version}" for chart, version in _releases(s.data)}
         if s.kind == T.HELM_VALUES and s.chart in DRA_CHARTS:
             gates = s.data.get("featureGates") if isinstance(s.data.get("featureGates"), dict) else {}
-            found |= {DRA_GATE_OFF + g for g in DRA_SHARING_GATES if gates.get(g) is not True} | {DRA_INSTALLED}
+            # AllAlpha turns every alpha gate on, the sharing gates among them (component-base featuregate)
+            every = gates.get("AllAlpha") is True
+            found |= {DRA_GATE_OFF + g for g in DRA_SHARING_GATES if gates.get(g) is not True and not (
+                every and gates.get(g) is not False)} | {DRA_INSTALLED}
     return sorted(found)
 
 
@@ -65,7 +68,10 @@ def _releases(data: dict) -> list[tuple[str, str]]:
         pairs = [(s.get("chart"), s.get("targetRevision")) for s in sources if isinstance(s, dict)]
     else:
         return []
-    return [(str(c), str(v)) for c, v in pairs if c and v]
+    from gengpu import versions
+
+    # a semver range pins the newest release gengpu knows that it admits (gengpu/versions.py)
+    return [(str(c), versions.release(v, str(c)).version or str(v)) for c, v in pairs if c and v]
 
 
 def _newer(needs: str, run_facts) -> str | None:

@@ -32,7 +32,11 @@ class Subject:
     why: str = ""  # what made gengpu recognise it
     host: str | None = None  # embedded configs: what holds them (ConfigMap, Helm values)
     chart: str | None = None  # Helm values: whose chart (gpu-operator, nvidia-device-plugin)
-    chart_version: str | None = None  # a chart a HelmRelease or Application installs (with values or not): its pin
+    # a chart a HelmRelease or Application installs (with values or not): the release its pin selects (gengpu/
+    # versions.py: a semver range is the newest release gengpu knows that it admits; None: unknown), and the pin as
+    # messages quote it ("v26.x (taken as v26.7.0, ...)")
+    chart_version: str | None = None
+    chart_pin: str | None = None
     outer: Document | None = None  # embedded configs: the document of the file that holds them
     kubernetes_version: str | None = None  # objects: the Kubernetes release they are checked for
     queries: list = field(default_factory=list)  # queries: (path, PromQL expression) that read DCGM's metrics

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from gengpu import versions
 from gengpu.checking import targets as T
 from gengpu.checking.podspecs import dig
 from gengpu.checking.subjects import Subject, _embedded, component_of, suppressions
@@ -32,7 +33,10 @@ def known_chart(chart: str | None) -> bool:
 def values(doc: Document, chart: str, why: str, label: str | None = None,
             version: str | None = None) -> tuple[list[Subject], list[Finding]]:
     label = label or f"{chart} values"
-    subjects = [Subject(T.HELM_VALUES, doc, doc.data, label, why=why, chart=chart, chart_version=version)]
+    pinned = versions.release(version, chart) if version else None
+    subjects = [Subject(T.HELM_VALUES, doc, doc.data, label, why=why, chart=chart,
+                        chart_version=pinned.version if pinned else None,
+                        chart_pin=pinned.shown(version) if pinned else None)]
     findings = []
     spec = _VALUES_CONFIGS[chart]
     for path, what in zip(spec[::2], spec[1::2]):
@@ -76,8 +80,10 @@ def release(doc: Document, data: dict, label: str) -> tuple[list[Subject], list[
         if dig(data, *path) is None:
             if not any(s.chart == chart for s in subjects):  # values from elsewhere (valuesFrom, valueFiles)
                 # recognised as part of the GPU stack; values rules need the values, which are not here
+                pinned = versions.release(version, chart) if version else None
                 subjects.append(Subject(T.GPU_STACK, doc, data, label, chart=chart, suppressed=suppressions(data),
-                                        chart_version=str(version) if version else None,
+                                        chart_version=pinned.version if pinned else None,
+                                        chart_pin=pinned.shown(str(version)) if pinned else None,
                                         why=f"{label} installs the {chart} chart{f' {version}' if version else ''} "
                                             "(no values of its own)"))
             continue

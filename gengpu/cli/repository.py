@@ -125,8 +125,9 @@ def validate(paths, fmt, strict, profile, kind, kubernetes_version, verbose, eng
     if write_baseline and (baseline_file or no_baseline):
         raise UsageError("--write-baseline records every finding; give it without --baseline or --no-baseline")
     accepted = None
-    if write_baseline or baseline_file or (not no_baseline and Path(".gengpu.yaml").is_file()):
-        from gengpu import baseline  # (a repository without a baseline never imports it)
+    from gengpu import baseline  # (small; its YAML and loading imports wait until a baseline is read)
+
+    if write_baseline or baseline_file or (not no_baseline and baseline.settings_path() is not None):
 
         accepted_from = None if (no_baseline or write_baseline) else (baseline_file or baseline.settings_baseline())
         accepted = baseline.load(accepted_from) if accepted_from else None  # a bad baseline stops before the work

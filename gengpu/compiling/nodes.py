@@ -27,6 +27,12 @@ OPERATOR_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 def node_labels(profile: Profile, pool: NodePool) -> dict:
     """Labels every node of the pool carries, so configs and pods find it without manual labelling."""
     labels = {POOL_LABEL: pool.name}
+    if profile.gpucluster:
+        # a GPUCluster runs no device plugin and no MIG manager, and deletes the device plugin's deploy labels from
+        # its DRA nodes: the labels those read would be read by nothing
+        labels[DRA_PLUGIN_LABEL] = "true"
+        labels.update(pool.labels)
+        return dict(sorted(labels.items()))
     if pool.dra:
         labels[DRA_PLUGIN_LABEL] = "true"
         if profile.platform == "gke":

@@ -21,7 +21,9 @@ def label_script(profile: Profile, pool: NodePool) -> str:
     q = lambda words: " ".join(shlex.quote(w) for w in words)  # noqa: E731
     lines = ["#!/usr/bin/env bash",
              f"# Labels and taints {which} as gengpu pool '{pool.name}':",
-             "# its device-plugin (and MIG) config and its placement select them by these labels. gengpu creates no",
+             "# its device-plugin (and MIG) config and its placement select them by these labels. gengpu creates no"
+             if not (profile.gpucluster or pool.dra) else
+             "# its placement and NVIDIA's DRA kubelet plugin select them by these labels. gengpu creates no",
              "# node on this platform: run it for every node the pool gains (--overwrite: running it again changes",
              "# nothing).",
              "set -euo pipefail"]

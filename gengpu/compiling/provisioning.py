@@ -172,7 +172,8 @@ def aks_node_auto_provisioning(profile: Profile, pool: NodePool) -> list[dict]:
         "kind": "AKSNodeClass",
         "metadata": {"name": pool.name},
         "spec": {
-            "imageFamily": aks.get("imageFamily", "Ubuntu2204"),
+            # Ubuntu follows the Kubernetes version (22.04 to 1.34, 24.04 from 1.35): a pinned 22.04 would outlive it
+            "imageFamily": aks.get("imageFamily", "Ubuntu"),
             # None leaves the driver to the GPU Operator; Driver lets AKS install it.
             "gpu": {"mode": "None" if profile.owns("driver") else "Driver"},
             "osDiskSizeGB": aks.get("osDiskSizeGB", 128),

@@ -76,7 +76,10 @@ class Figures:
 
     @property
     def activity_source(self) -> str:
-        return ENGINE_ACTIVE if self.active_mean is not None else GPU_UTIL
+        """The series the activity figures come from; "" where the exporter gave neither."""
+        if self.active_mean is not None:
+            return ENGINE_ACTIVE
+        return GPU_UTIL if self.util_mean is not None else ""
 
     @property
     def hours(self) -> float:

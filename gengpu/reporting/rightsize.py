@@ -51,7 +51,8 @@ def _rests_on(rec) -> str:
     if not e:
         return ""
     return (f"{e['hours']} h of {e['window']} from {e['source']}, {e['gpus']} GPU(s) on {e['nodes']} node(s), "
-            f"{e['pods']} pod(s); activity from {e['activityMetric']}")
+            f"{e['pods']} pod(s); " + (f"activity from {e['activityMetric']}" if e["activityMetric"] else
+                                       "no activity series (each GPU counted as busy)"))
 
 
 def text(recommendations, queries: int = 0) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gengpu.checking import nodeselect
 from gengpu.checking.podspecs import REQUIRED_TERMS, dig
 from gengpu.checking.rules._karpenter import launches_gpus, requirements
 from gengpu.checking.rules._pods import tolerates
@@ -74,22 +75,8 @@ def auto_pools(overlay, gpus: bool = True) -> list[AutoPool]:
 
 
 def _possible(expr: dict, pool: AutoPool) -> bool:
-    op, want = expr.get("operator"), [str(v) for v in expr.get("values") or []]
     have = pool.values(str(expr.get("key")))
-    if have is UNKNOWN:
-        return True
-    if op == "In":
-        return bool(set(have) & set(want))
-    if op == "NotIn":
-        return not have or not set(have) <= set(want)
-    if op == "Exists":
-        return bool(have)
-    if op == "DoesNotExist":
-        return not have
-    if op in ("Gt", "Lt") and want and want[0].lstrip("-").isdigit():
-        bound = int(want[0])
-        return any(v.lstrip("-").isdigit() and (int(v) > bound if op == "Gt" else int(v) < bound) for v in have)
-    return bool(have)
+    return nodeselect.matches(expr.get("operator"), expr.get("values"), None if have is UNKNOWN else have)
 
 
 def _terms(spec: dict) -> list[list[dict]]:

@@ -28,6 +28,18 @@ def reconfiguring(node) -> str | None:
     return None
 
 
+def plugin_where(profile) -> str:
+    """Where the node's device plugin runs, by how the profile installs it: where to look."""
+    if profile.aks_managed_gpu:
+        return "AKS's managed device plugin runs on the node itself: its nvidia-device-plugin service"
+    if profile.operator.enabled:
+        return (f"its pod: kubectl get pods -n {profile.operator.namespace} -o wide -l "
+                "app=nvidia-device-plugin-daemonset")
+    if profile.platform in ("gke", "gke-autopilot"):
+        return "GKE's device plugin: kubectl get pods -n kube-system -o wide -l k8s-app=nvidia-gpu-device-plugin"
+    return "the device plugin's own DaemonSet, installed outside gengpu: its pod on the node"
+
+
 def hits(rule: str, node, cluster, *path):
     """The findings of one rule among the node's causes, at the pool (path: the field of the pool they are about)."""
     for found, message in causes(node, cluster):
@@ -67,7 +79,7 @@ def _causes(node, cluster) -> list[tuple[str, str]]:
             elif not busy:
                 out.append(("node-device-plugin-down", f"all {capacity} {resource} are unavailable at once "
                             f"(allocatable 0 < capacity {capacity}): the device plugin is not registered, or every "
-                            "device failed its health check"))
+                            f"device failed its health check ({plugin_where(cluster.profile)})"))
     if busy:
         return out  # counts in transition: node-gpu-reconfiguring says so
     if pool.for_vms:
@@ -81,13 +93,15 @@ def _causes(node, cluster) -> list[tuple[str, str]]:
     single_mig = pool.sharing.mode == "mig" and pool.sharing.mig is not None and pool.sharing.mig.strategy == "single"
     if count and count.isdigit() and gpus and int(count) < gpus and not single_mig \
             and "-MIG-" not in node.labels.get(PRODUCT, ""):
-        out.append(("node-gpus-missing", f"GPU Feature Discovery counts {COUNT}={count}, the pool's nodes have "
-                    f"{gpus} GPU(s): {gpus - int(count)} are not seen by the driver"))
+        out.append(("node-gpus-missing", f"GPU Feature Discovery counts {COUNT}={count} (the GPUs the driver sees), "
+                    f"the pool's nodes have {gpus} GPU(s): {gpus - int(count)} not visible to the driver (fallen off "
+                    "the bus, Xid 79; bound to vfio-pci; disabled in firmware)"))
         return out
     if not any(shown.values()):
         promise = ", ".join(f"{n} {r}" for r, (n, _) in wanted.items())
         out.append(("node-gpus-not-advertised", f"advertises no GPU resource, the profile promises {promise}: the "
-                    "device plugin never registered (not running on the node, or without its config)"))
+                    f"device plugin never registered (not running on the node, or without its config: "
+                    f"{plugin_where(cluster.profile)})"))
         return out
     if pool.sharing.mode == "mig" and mig_layout(pool):
         out += _mig(node, pool, wanted, shown, gone)
@@ -120,8 +134,10 @@ def _shared(node, pool, wanted: dict, shown: dict, gone: set) -> list[tuple[str,
         if have % replicas == 0 and have // replicas < gpus:
             seen = have // replicas
             return [("node-gpus-missing", f"{resource} is {have}" + (f" = {seen} GPU(s) x {replicas}" if replicas > 1
-                     else "") + f", the profile promises {expected} ({why}): {gpus - seen} of {gpus} GPU(s) are "
-                     "not registered (not seen by the driver)")]
+                     else "") + f", the profile promises {expected} ({why}): {seen} of {gpus} GPU(s) registered. "
+                     "What the node shows cannot tell apart a GPU the driver does not see (Xid 79, bound to "
+                     "vfio-pci), one the plugin found unhealthy as it started (a critical Xid), or a device discovery "
+                     f"that skips it; GPU Feature Discovery's {COUNT} label would tell the first")]
         return [("node-gpus-not-advertised", f"{resource} is {have}, the profile promises {expected} ({why}): "
                  "another sharing config applies")]
     return [("node-gpus-over-advertised", f"{resource} is {have}, the profile promises {expected} ({why}): the "

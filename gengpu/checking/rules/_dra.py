@@ -59,12 +59,15 @@ def gate_problems(chart: str, version: str | None, gates: dict):
     judged_at = version if table is not None else ordered[0]
     if table is not None:
         for gate in gates:
-            if gate not in table and gate not in settings["loggingGates"]:
+            if gate not in table and gate not in settings["loggingGates"] and gate not in settings["metaGates"]:
                 close = difflib.get_close_matches(gate, list(table), n=1)
                 hint = f"did you mean {close[0]}?" if close else f"it knows {', '.join(sorted(table))}"
                 yield gate, (f"feature gate {gate} is not one {chart} {version} knows, so its components stop at "
                              f"start (unrecognized feature gate); {hint}")
-    on = {g for g, default in (table or known[ordered[-1]]).items() if default}
+    defaults = table or known[ordered[-1]]
+    on = {g for g, default in defaults.items() if default}
+    if str(gates.get("AllAlpha")).lower() == "true":
+        on |= {g for g, default in defaults.items() if not default}  # (a gate set below still wins)
     for gate, value in gates.items():
         flag = str(value).lower() if isinstance(value, (bool, str)) else None
         if flag == "true":

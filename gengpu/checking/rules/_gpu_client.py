@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gengpu import catalog
+from gengpu.checking import nodeselect
 from gengpu.checking.podspecs import REQUIRED_TERMS, dig
 from gengpu.checking.rules.base import CLUSTER_POLICY, HELM_VALUES, OBJECT
 from gengpu.checking.subjects import pod_specs
@@ -27,7 +28,8 @@ class Selection:
 
     @property
     def takes_true(self) -> bool:
-        return self.operator == "Exists" or (self.operator == "In" and "true" in self.values)
+        """Whether a node whose label is "true" (every GPU node of a ClusterPolicy cluster) satisfies it."""
+        return nodeselect.matches(self.operator, self.values, {"true"})
 
 
 def selections(overlay):
@@ -53,7 +55,8 @@ def selections(overlay):
 def operator_releases(overlay, ctx) -> list[tuple[str, str]]:
     """(release, who installs it) for each GPU Operator the files or the profile install: the chart version a Flux
     HelmRelease or an Argo CD Application pins (with values or without), or the profile's spec.operator.version."""
-    out = [(s.chart_version, s.label) for s in overlay.subjects if s.chart == "gpu-operator" and s.chart_version]
+    out = [(s.chart_version, f"{s.label}, {s.chart_pin}" if s.chart_pin and s.chart_pin != s.chart_version
+            else s.label) for s in overlay.subjects if s.chart == "gpu-operator" and s.chart_version]
     profile = getattr(ctx, "profile", None)
     if profile is not None and profile.operator.enabled:
         out.append((profile.operator.version, f"profile {profile.name}, spec.operator.version"))

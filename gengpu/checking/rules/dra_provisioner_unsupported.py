@@ -17,6 +17,8 @@ def _karpenter_reason(profile, pool) -> str | None:
         return (f"Karpenter {version} does not provision for pods with ResourceClaims (the AWS provider does from "
                 f"{table['minVersion']}, behind settings.enableDRA)")
     mode = pool.sharing.mode
+    if mode in (table.get("unsupportedModes") or {}):
+        return table["unsupportedModes"][mode]
     need = table["minKubernetesFor"].get(mode, table["minKubernetes"])
     if catalog.version_tuple(kube) < catalog.version_tuple(need):
         what = f"DRA {mode}" if mode in table["minKubernetesFor"] else "DRA"
@@ -39,12 +41,13 @@ RULE = Rule(
     summary="A DRA pool whose provisioner does not launch nodes for pods with ResourceClaims.",
     fix="Use provisioner: managed for DRA pools (a node pool or node group scaled by the cluster autoscaler), or "
     "allocation: device-plugin to keep this provisioner. On EKS, Karpenter v1.15+ provisions for DRA pools with its "
-    "chart's settings.enableDRA (alpha) on Kubernetes 1.34+ (1.36+ for DRA time-slicing): turn it on and say so in "
+    "chart's settings.enableDRA (alpha) on Kubernetes 1.34+, for whole GPUs (not MIG): turn it on and say so in "
     "spec.eks.karpenter (version, dra: true).",
     explanation="An autoscaler must simulate a pending pod's claims to pick a node for it. Karpenter ignores pods' DRA "
     "requests by default (IGNORE_DRA_REQUESTS); the AWS provider v1.15 launches nodes for them only with its alpha "
-    "DRANVIDIAGPU gate, which settings.enableDRA turns on, on Kubernetes 1.34+ (GPU time-slicing through DRA on "
-    "1.36+). The Azure provider, and GKE and AKS node auto-provisioning, do not provision for them: the workloads "
+    "DRANVIDIAGPU gate, which settings.enableDRA turns on, on Kubernetes 1.34+, simulating one device per physical "
+    "GPU: claims that take a whole GPU (gengpu's time-slicing and MPS claims do, with the sharing in their config) "
+    "launch nodes, claims for MIG devices never match. The Azure provider, and GKE and AKS node auto-provisioning, do not provision for them: the workloads "
     "stay Pending while the pool has no node. A managed node pool scaled by the cluster autoscaler works.",
     source="kubernetes-sigs/karpenter v1.15.0 pkg/operator/options/options.go (IgnoreDRARequests, default true); "
     "aws/karpenter-provider-aws v1.15.2 charts/karpenter/values.yaml (settings.enableDRA) and "

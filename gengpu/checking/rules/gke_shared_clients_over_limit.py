@@ -1,22 +1,29 @@
 from gengpu import catalog
 from gengpu.checking.rules._limits import replicas_limit
 
-_MAX = catalog.clouds()["gke"]["autopilot"]["maxSharedClients"]
+_MAX = catalog.clouds()["gke"]["gpuSharing"]["maxSharedClients"]
 
 
 def _limit(profile, pool):
-    if profile.platform != "gke-autopilot" or pool.sharing.mode != "time-slicing":
+    """GKE's own sharing (its device plugin) on Standard or Autopilot: not under the GPU Operator or DRA."""
+    from gengpu.compiling.pool_scripts import gke_gpu_sharing
+
+    if profile.platform not in ("gke", "gke-autopilot") or pool.sharing.mode not in ("time-slicing", "mps"):
         return None
+    if profile.platform == "gke" and not gke_gpu_sharing(profile, pool):
+        return None  # the GPU Operator's or the DRA driver's sharing: their own limits apply
     return _MAX, "GKE shares a GPU between"
 
 
 RULE = replicas_limit(
     id="gke-shared-clients-over-limit",
     severity="error",
-    summary="More GKE time-sharing clients than GKE allows per GPU.",
+    summary="More GKE time-sharing or MPS clients than GKE allows per GPU.",
     fix=f"Lower replicas to {_MAX} or fewer.",
-    explanation="GKE's own device plugin implements time-sharing with cloud.google.com/gke-max-shared-clients-per-gpu, "
-    f"between 2 and {_MAX}.",
-    source="GKE 'Share GPUs with multiple workloads using GPU time-sharing'",
+    explanation="GKE's own device plugin implements time-sharing and MPS with "
+    f"cloud.google.com/gke-max-shared-clients-per-gpu (a node pool's or ComputeClass's maxSharedClientsPerGPU), between "
+    f"2 and {_MAX}, on Standard and Autopilot alike; GKE refuses a node pool or ComputeClass above it.",
+    source="GKE 'Share GPUs with multiple workloads using GPU time-sharing' and ComputeClass reference (gpuSharing: "
+    "maxSharedClientsPerGPU 2-48); gengpu/data/clouds.yaml gke.gpuSharing",
     limit=_limit,
 )

@@ -1,3 +1,5 @@
+import re
+
 import yaml
 
 from gengpu.checking.podspecs import dig
@@ -14,11 +16,14 @@ def _configuration(data) -> dict | None:
         str(data.get("apiVersion", "")).startswith("config.kueue.x-k8s.io/") else None
 
 
-def mappings(overlay) -> dict[str, str] | None:
-    """DeviceClass -> the resource name Kueue charges it as, from the Kueue Configuration in the files (a document of
-    its own, the ConfigMap kueue-manager-config, or the chart's managerConfig.controllerManagerConfigYaml); None when
-    the files hold no Configuration."""
-    found = None
+GATE = "KueueDRAIntegration"
+SINCE = "v0.18.0"  # the first Kueue release with the gate (on by default)
+_IMAGE = re.compile(r"(^|/)kueue/kueue:(v?\d+\.\d+\.\d+)")
+
+
+def _configurations(overlay):
+    """Every Kueue Configuration in the files: a document of its own, the ConfigMap kueue-manager-config's key, or the
+    chart's managerConfig.controllerManagerConfigYaml in a HelmRelease's values."""
     for doc in overlay.docs:
         data = doc.data if isinstance(doc.data, dict) else {}
         texts = [data["data"].get(CONFIG_KEY)] if data.get("kind") == "ConfigMap" and \
@@ -30,11 +35,44 @@ def mappings(overlay) -> dict[str, str] | None:
                 parsed.append(_configuration(yaml.safe_load(text)) if isinstance(text, str) else None)
             except yaml.YAMLError:
                 continue
-        for config in filter(None, parsed):
-            found = found or {}
-            for m in dig(config, "resources", "deviceClassMappings") or []:
-                for cls in (m.get("deviceClassNames") or []) if isinstance(m, dict) else []:
-                    found[str(cls)] = str(m.get("name"))
+        yield from filter(None, parsed)
+
+
+def dra_off(overlay) -> str | None:
+    """Why Kueue in the files does not account DRA claims at all, if it does not: the KueueDRAIntegration gate turned
+    off (the Configuration's featureGates, or the chart's controllerManager.featureGates), or a Kueue release before
+    the gate (the chart a HelmRelease or Application pins, or the manager's image)."""
+    for config in _configurations(overlay):
+        if (dig(config, "featureGates") or {}).get(GATE) is False:
+            return f"the Kueue Configuration turns {GATE} off (featureGates)"
+    from gengpu import catalog
+
+    for doc in overlay.docs:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        gates = dig(data, "spec", "values", "controllerManager", "featureGates")
+        for gate in gates if isinstance(gates, list) else []:
+            if isinstance(gate, dict) and gate.get("name") == GATE and gate.get("enabled") is False:
+                return f"the kueue chart's controllerManager.featureGates turns {GATE} off"
+        pins = [dig(data, "spec", "chart", "spec", "version")] if dig(data, "spec", "chart", "spec", "chart") == \
+            "kueue" else []
+        pins += [m.group(2) for m in _IMAGE.finditer(yaml.safe_dump(data))] if data.get("kind") == "Deployment" else []
+        for pin in pins:
+            if isinstance(pin, str) and re.fullmatch(r"v?\d+\.\d+\.\d+", pin) and \
+                    catalog.version_tuple(pin) < catalog.version_tuple(SINCE):
+                return f"Kueue {pin} predates {GATE} ({SINCE}) and does not account DRA claims"
+    return None
+
+
+def mappings(overlay) -> dict[str, str] | None:
+    """DeviceClass -> the resource name Kueue charges it as, from the Kueue Configuration in the files (a document of
+    its own, the ConfigMap kueue-manager-config, or the chart's managerConfig.controllerManagerConfigYaml); None when
+    the files hold no Configuration."""
+    found = None
+    for config in _configurations(overlay):
+        found = found or {}
+        for m in dig(config, "resources", "deviceClassMappings") or []:
+            for cls in (m.get("deviceClassNames") or []) if isinstance(m, dict) else []:
+                found[str(cls)] = str(m.get("name"))
     return found
 
 
@@ -44,6 +82,8 @@ def _queued(obj: dict) -> bool:
 
 
 def check(overlay, ctx=None):
+    if dra_off(overlay):
+        return  # Kueue admits the workloads without charging their claims: nothing is refused
     charged = mappings(overlay)
     objects = [s for s in overlay.subjects if s.kind == OBJECT and isinstance(s.data, dict)]
     templates = {(dig(s.data, "metadata", "namespace"), dig(s.data, "metadata", "name")): s for s in objects
@@ -90,7 +130,8 @@ RULE = Rule(
     fix="Give queued workloads ResourceClaimTemplates, not ResourceClaims; map every DeviceClass they ask for in the "
     "Kueue Configuration (resources.deviceClassMappings: name nvidia.com/gpu, deviceClassNames [gpu.nvidia.com]) and "
     "restart kueue-controller-manager; in ClusterQueues, give the quota to the mapping's name, not the DeviceClass's.",
-    explanation="From Kueue v0.18 the KueueDRAIntegration feature (on by default) counts DRA devices against quota. "
+    explanation="From Kueue v0.18 the KueueDRAIntegration feature (on by default) counts DRA devices against quota "
+    "(with the gate off, or on an older Kueue, claims are not charged and nothing here applies). "
     "It charges the devices a pod's ResourceClaimTemplates request under the name that the Configuration's "
     "deviceClassMappings gives their DeviceClass, and a ClusterQueue covers that name. A Workload whose template asks "
     "for a DeviceClass without a mapping, or whose pods use a ResourceClaim directly, is not admitted: Kueue unsets "

@@ -112,6 +112,53 @@ def test_integers_reach_cel_rules_as_integers(run, tmp_path):
         ("object-cel", "5:1", "NIMService llm at /spec: spec.replicas cannot be set when spec.scale.enabled is true")]
 
 
+def _integer_rules():
+    """(schema, path, integer fields, rule) for every committed CRD's CEL rule that reads only integer fields."""
+    import re
+
+    out = []
+    for schema in sorted((REPO / "schemas" / "cel").glob("*.json")):
+        def walk(node, path):
+            if not isinstance(node, dict):
+                return
+            props = node.get("properties") or {}
+            for check in node.get("x-kubernetes-validations") or []:
+                named = set(re.findall(r"self\.(\w+)", check["rule"]))
+                if "oldSelf" not in check["rule"] and named and \
+                        all((props.get(k) or {}).get("type") == "integer" for k in named):
+                    out.append((schema.name, path, sorted(named), check["rule"]))
+            for key, child in props.items():
+                walk(child, path + [key])
+            for key, step in (("items", "[]"), ("additionalProperties", "{}")):
+                walk(node.get(key), path + [step])
+        walk(json.loads(schema.read_text()), [])
+    return out
+
+
+def test_every_crd_rule_over_integers_evaluates():
+    """Each committed CRD's CEL rule that compares integer fields gets integers from a YAML file and evaluates: its
+    own verdict, never a type error ("expected int, got float64" was what the NIM, Karpenter AKS and KServe rules
+    said before celcheck decoded numbers as the API server does)."""
+    from gengpu.checking import cel
+
+    rules = _integer_rules()
+    assert len(rules) >= 20 and {r[0] for r in rules} >= {
+        "aksnodeclass-karpenter-v1beta1.json", "llminferenceservice-serving-v1alpha2.json", "nodepool-karpenter-v1.json"}
+    for schema, path, fields, rule in rules:
+        obj = yaml.safe_load("\n".join(f"{name}: 1" for name in fields))  # integers as a YAML file gives them
+        for step in reversed(path):
+            obj = [obj] if step == "[]" else {"key": obj} if step == "{}" else {step: obj}
+        for error in cel.errors(schema, obj):
+            assert not any(word in error["detail"] for word in ("float64", "overload", "expected int")), \
+                (schema, path, rule, error)
+    # and the verdicts are the rules' own: equal thresholds refused where the rule wants one strictly greater
+    kubelet = {"spec": {"kubelet": {"imageGCHighThresholdPercent": 80, "imageGCLowThresholdPercent": 80}}}
+    assert [e["detail"] for e in cel.errors("aksnodeclass-karpenter-v1beta1.json", kubelet)] == [
+        "imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent"]
+    kubelet["spec"]["kubelet"]["imageGCHighThresholdPercent"] = 85
+    assert cel.errors("aksnodeclass-karpenter-v1beta1.json", kubelet) == []
+
+
 def test_without_celcheck_gengpu_says_what_it_skipped(run, tmp_path, monkeypatch):
     from gengpu.checking import cel
 
@@ -154,11 +201,15 @@ def test_a_kyverno_clusterpolicy_is_not_judged_by_nvidias_crd(run, tmp_path):
 
 
 def test_the_kubernetes_version_chooses_the_schemas(run, tmp_path):
-    """resource.k8s.io/v1 exists from Kubernetes 1.34 on."""
+    """resource.k8s.io/v1 exists from Kubernetes 1.34 on: on 1.33 it is not served yet, which the API server refuses,
+    and its fields are not checked."""
     text = ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\nspec:\n"
             "  selectors:\n    - cel:\n        expression: device.driver == 'gpu.example.com'\n")
     assert findings(run, tmp_path, text, "dc.yaml", "--kubernetes-version", "1.34") == []
     assert findings(run, tmp_path, text, "dc.yaml", "--kubernetes-version", "1.33") == [
+        ("api-version-removed", "1:13", "DeviceClass gpu.example.com: Kubernetes 1.33 does not serve resource.k8s.io/v1 "
+                                        "yet; it serves DeviceClass as resource.k8s.io/v1alpha3 or resource.k8s.io/v1beta1 "
+                                        "or resource.k8s.io/v1beta2"),
         ("object-no-schema", "2:7", "DeviceClass gpu.example.com: no schema for resource.k8s.io/v1 DeviceClass; its "
                                     "fields are not checked (GPU rules still run)")]
 

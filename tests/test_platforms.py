@@ -393,6 +393,8 @@ def _gke_compute_class(repo, run, sharing: dict, name: str, operator: bool = Fal
     if not operator:
         profile["spec"]["operator"] = {"enabled": False}
         profile["spec"]["monitoring"] = {"mode": "gke-managed"}
+        # GKE serves the ComputeClass's gpuSharing from 1.35.2-gke.1485000 (gke-computeclass-sharing-too-old)
+        profile["spec"]["kubernetesVersion"] = "1.35"
     (repo / "profiles" / f"{name}.yaml").write_text(yaml.safe_dump(profile))
     result = run("build", f"profiles/{name}.yaml")
     assert result.exit_code == 0, result.output

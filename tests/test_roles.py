@@ -92,7 +92,7 @@ def test_a_helmrelease_patch_is_judged_as_the_release_it_patches(run, tmp_path):
                                          "  name: gpu-operator\n  namespace: gpu-operator\nspec:\n  values:\n"
                                          "    devicePlugin:\n      configs:\n        name: sharing\n"})
     found = judged(validate(run, tmp_path, "prod/values.yaml"))
-    assert found == [("prod/values.yaml", 9, "error", "helm-values-unknown-key",
+    assert found == [("prod/values.yaml", 9, "warning", "helm-values-unknown-key",
                       "HelmRelease gpu-operator gpu-operator values: devicePlugin.configs is not a key of the "
                       "gpu-operator chart (v24.9.0 to v26.7.0); Helm ignores it - did you mean config?")]
 
@@ -224,7 +224,7 @@ def test_an_anchor_defined_twice_is_read_as_kustomize_reads_it(run, tmp_path):
                                                           "    toolkit: &off\n      enabled: false\n"
                                                           "    devicePlugin:\n      configs: *off\n")})
     assert [f[1:4] for f in judged(validate(run, tmp_path, "release.yaml"))] == [
-        (19, "error", "helm-values-unknown-key")]
+        (19, "warning", "helm-values-unknown-key")]
 
 
 def test_advice_is_a_warning_only_where_its_consequence_is_in_the_files(run, tmp_path):

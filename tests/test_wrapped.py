@@ -110,7 +110,7 @@ def test_a_dashboard_in_a_one_line_json_string_is_reported_at_that_line(run, tmp
             f"  gpus.json: {json.dumps(json.dumps(dashboard, indent=2))}\n")
     assert _findings(run, tmp_path, text) == [
         "6 dcgm-metric-not-exported: ConfigMap gpu-dashboard key gpus.json: DCGM_FI_DEV_FB_TOTAL is not exported by "
-        "dcgm-exporter's shipped counter files, so this query finds no series"]
+        "dcgm-exporter's shipped counter files or any counters file checked with it, so this query finds no series"]
 
 
 @pytest.mark.parametrize("api, kind, kubernetes, message", [

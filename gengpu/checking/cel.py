@@ -22,6 +22,8 @@ _STEP = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
 def parse_field(path: str) -> tuple:
     """Kubernetes field path (spec.requirements[0].key, metadata.labels[a.b/c]) to a path tuple."""
     out = []
+    if path in ("", "<nil>"):  # a rule on the object itself (x-kubernetes-validations at the root)
+        return ()
     for name, index in _STEP.findall(path):
         if name:
             out.append(name)

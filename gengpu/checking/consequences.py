@@ -22,6 +22,10 @@ DRA_INSTALLED = "dra-installed"  # the files install NVIDIA's DRA driver (its va
 OPERATOR_CONFIG = "operator-config:"  # + ConfigMap name: a ClusterPolicy or gpu-operator values name it for the plugin
 RELEASE = "release:"  # + chart@version: the files install this release of a chart (a HelmRelease, an Application)
 NEWER = "unless-newer:"  # + charts@release: moot where the files pin a release of one of the charts after it
+EXPORTED = "dcgm-exported:"  # + field: a dcgm-exporter counters file in the files exports it
+UNLESS_EXPORTED = "unless-exported:"  # + fields: moot where counters files of the run export every one of them
+LIMITED = "runtime-limits:"  # + Kind/name:resource: a Trainer runtime of the files limits it on its node container
+UNLESS_LIMITED = "unless-runtime-limits:"  # + Kind/name:resource: moot where that runtime is in the files and limits it
 DRA_CHARTS = ("nvidia-dra-driver-gpu", "dra-driver-nvidia-gpu")
 DRA_SHARING_GATES = ("TimeSlicingSettings", "MPSSupport")
 _LABELS = re.compile(r"\b(exported_)?(pod|namespace|container)\b")
@@ -48,6 +52,15 @@ def facts(subjects) -> list[str]:
             found.add(OPERATOR_CONFIG + name)
         if s.kind == T.OBJECT:
             found |= {RELEASE + f"{chart}@{version}" for chart, version in _releases(s.data)}
+            from gengpu.checking.rules import _trainer
+
+            if _trainer.is_runtime(s.data):
+                name = f"{s.data['kind']}/{dig(s.data, 'metadata', 'name')}"
+                found |= {LIMITED + f"{name}:{resource}" for resource in _trainer.node_limits(s.data)}
+        if s.kind == T.DCGM_COUNTERS:
+            from gengpu.checking.rules._counters import exported
+
+            found |= {EXPORTED + name for name in exported(s)}
         if s.kind == T.HELM_VALUES and s.chart in DRA_CHARTS:
             gates = s.data.get("featureGates") if isinstance(s.data.get("featureGates"), dict) else {}
             # AllAlpha turns every alpha gate on, the sharing gates among them (component-base featuregate)
@@ -106,6 +119,15 @@ def weigh(findings, run_facts) -> list:
                                    f"not have, {field} first; these files install {newer}, whose CRD may have them: "
                                    "not checked", fix="Nothing to fix if that release has them; gengpu checks them "
                                    "once it ships its CRD."))
+            continue
+        if f.needs.startswith(UNLESS_LIMITED):
+            if LIMITED + f.needs[len(UNLESS_LIMITED):] not in run_facts:
+                out.append(f)  # (the runtime's node container limits it: Trainer merges the limit in)
+            continue
+        if f.needs.startswith(UNLESS_EXPORTED):
+            if all(EXPORTED + name in run_facts for name in f.needs[len(UNLESS_EXPORTED):].split(",")):
+                continue  # a counters file of the run exports them: the query finds its series
+            out.append(f)
             continue
         if f.needs.startswith(DRA_GATE_OFF) and f.needs not in run_facts and DRA_INSTALLED in run_facts:
             continue  # the driver the files install has the gate on

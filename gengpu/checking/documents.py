@@ -31,12 +31,13 @@ def recognition(subjects, docs) -> list[str]:
 
 
 def check_documents(docs, ctx, schemas=None, notes: list | None = None,
-                    facts: list | None = None) -> tuple[list[Finding], bool]:
+                    facts: list | None = None, kubernetes_version: str | None = None) -> tuple[list[Finding], bool]:
     """Recognise, schema-check and run the rules over the documents of one file or overlay.
 
     Returns the findings and whether anything GPU-related was recognised. schemas: the object schema engine
     (None where kubeconform already checked the objects). Rules see a document whose object failed its
-    schema only as far as they can; cross-document rules do not see it.
+    schema only as far as they can; cross-document rules do not see it. kubernetes_version: the release the
+    objects are judged for where no schema engine says it (an overlay's own gengpu.dev/kubernetes-version).
     """
     from gengpu.checking.run import check_overlay_rules, check_subject
     from gengpu.checking.subjects import Documents, classify, well_formed
@@ -50,6 +51,8 @@ def check_documents(docs, ctx, schemas=None, notes: list | None = None,
         subjects += found
     broken = set()
     for subject in subjects:
+        if kubernetes_version is not None and subject.kubernetes_version is None:
+            subject.kubernetes_version = kubernetes_version
         if subject.kind == OBJECT:
             more = check_subject(subject, ctx, schemas)
             if any(f.is_error and f.rule == "object-schema" for f in more):
@@ -159,9 +162,10 @@ def cluster_of(profile_path: Path | None):
     return Cluster.of(build_profile(docs[0].data, display(profile_path)))
 
 
-def check_overlay_files(overlay: Path, ctx, files) -> list[Finding]:
+def check_overlay_files(overlay: Path, ctx, files, kubernetes_version: str | None = None) -> list[Finding]:
     """The files of an overlay as they are written (its rendering is checked by gengpu/rendering): the files beside
-    it, then the rules over its documents."""
+    it, then the rules over its documents, judged for the Kubernetes release the overlay names (kubernetes_version,
+    as its rendering is; a profile's ctx may say another)."""
     findings = side_files(overlay, files)
     docs = []
     for path in sorted(overlay.rglob("*.y*ml")):
@@ -171,4 +175,4 @@ def check_overlay_files(overlay: Path, ctx, files) -> list[Finding]:
         loaded, errors = files.load(path, display(path))
         findings += errors
         docs += loaded
-    return findings + check_documents(docs, ctx)[0]
+    return findings + check_documents(docs, ctx, kubernetes_version=kubernetes_version)[0]

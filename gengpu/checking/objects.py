@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -22,10 +23,7 @@ from gengpu.findings import Finding, UsageError
 from gengpu.schemas_dir import kubernetes_schemas_path, schemas_path
 
 DEFAULT_KUBERNETES_VERSION = "1.37"
-# A whole value that is a substitution variable: ${VAR}, ${VAR:-default}, ${VAR:=default} (Flux's postBuild.substitute,
-# drone/envsubst syntax), or {VAR} (test data a program fills in): the value is in place only when it is applied.
-SUBSTITUTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?:(?::?[-=+?])[^}]*)?\}")
-FILLED_IN = re.compile(r"\{[A-Z][A-Z0-9_]*\}")
+SUBSTITUTED, FILLED_IN = roles.SUBSTITUTED, roles.FILLED_IN
 
 
 def placeholder(value, substituted) -> bool:
@@ -234,6 +232,46 @@ def without_nulls(data):
     return data
 
 
+def not_served(schemas: Schemas, group: str, version: str, kind: str) -> str | None:
+    """Why no API serves the kind (kinds.yaml servedKinds), or None where gengpu cannot tell."""
+    import re
+
+    from gengpu.checking.subjects import table
+
+    served = table()["servedKinds"]
+    if any(re.search(p, group) for p in served["restApis"]):
+        return (f"{group}/{version} is a cloud API's REST resource, not a Kubernetes API group: no cluster serves "
+                f"kind {kind}")
+    moved = (served.get("elsewhere") or {}).get(group) or {}
+    if kind in moved:
+        return f"{group} serves no kind {kind}: it is served as {moved[kind]}"
+    if group in served["groups"] and kind not in served["groups"][group]:
+        return f"the {group} group serves {', '.join(served['groups'][group])}, not {kind}"
+    if group in served["builtin"]:
+        from gengpu.checking.rules.api_version_removed import served as elsewhere
+        from gengpu.checking.subjects import entry
+
+        known = entry({"apiVersion": f"{group}/{version}" if group else version, "kind": kind}) or {}
+        groups = {w.rpartition("/")[0] for w in elsewhere(schemas.kubernetes_version).get(kind.lower(), [])}
+        if version in (known.get("removed") or {}) or groups - {group}:
+            return None  # a removed version, or a kind of another group: api-version-removed says which to use
+        suffix = f"-{group.split('.')[0]}-{version}.json" if group else f"-{version}.json"
+        folder = native_dir(schemas.kubernetes_version)
+        if any(name.endswith(suffix) for name in os.listdir(folder)):  # the version is served: the kind is not
+            where = f"{group}/{version}" if group else version
+            return f"Kubernetes {schemas.kubernetes_version} serves no kind {kind} in {where}"
+    return None
+
+
+def _named(data: dict) -> dict:
+    """The object as CEL rules see it on create: a generateName gets its name first (the API server's
+    SimpleNameGenerator appends five characters before validation; these five are fixed, so the run is the same)."""
+    metadata = data.get("metadata")
+    if isinstance(metadata, dict) and "name" not in metadata and isinstance(metadata.get("generateName"), str):
+        return {**data, "metadata": {**metadata, "name": metadata["generateName"][:58] + "b2c4d"}}
+    return data
+
+
 def check_object(schemas: Schemas, doc, data: dict, label: str, rules, honoured=frozenset()) -> list[Finding]:
     """Schema findings for one object, or an info that gengpu has no schema for its kind. A custom resource that
     passes its schema goes on to the CEL rules of its CRD."""
@@ -244,6 +282,10 @@ def check_object(schemas: Schemas, doc, data: dict, label: str, rules, honoured=
     local = schemas.repository_crd(doc.file, group, version, kind)
     validator = local[0] if local else schemas.validator(group, version, kind)
     if validator is None:
+        why = not_served(schemas, group, version, kind)
+        if why and "kind-not-served" in rules:
+            rule = rules["kind-not-served"]
+            return [Finding(*doc.where(("kind",)), rule.severity, rule.id, f"{label}: {why}", rule.fix)]
         rule = rules["object-no-schema"]
         return [Finding(*doc.where(("kind",)), rule.severity, rule.id,
                         f"{label}: no schema for {data.get('apiVersion')} {data.get('kind')}; its fields are not "
@@ -271,8 +313,12 @@ def check_object(schemas: Schemas, doc, data: dict, label: str, rules, honoured=
         findings.append(Finding(file, line, col, rule.severity, rule.id, f"{label} at {_pointer(path)}: {message}",
                                 "fix the field so it matches the schema"))
     name = schema_name(group, version, kind)
-    if any(f.is_error for f in findings) or "object-cel" in honoured:
+    # the API server evaluates CEL rules on an object whose only fault is unknown fields (it prunes them, or refuses
+    # them first under strict validation, and the CEL rule would refuse what is left): both are said at once
+    unknown = [f for f in findings if f.is_error and f.message.partition(": unknown field ")[1]]
+    if any(f.is_error for f in findings if f not in unknown) or "object-cel" in honoured:
         return findings
+    data = _named(data)
     if local:  # the repository's own CRD: its CEL rules, if it has any
         if local[1] is not None:
             findings += cel.findings(doc, doc.file, data, label, f"{local[2]}#{kind}/{version}", rules, inline=local[1])

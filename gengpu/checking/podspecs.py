@@ -79,9 +79,15 @@ def requests_gpu(container: dict) -> bool:
     return isinstance(env, list) and any(isinstance(e, dict) and e.get("name") == "NVIDIA_VISIBLE_DEVICES" for e in env)
 
 
+def _claims(container: dict) -> bool:
+    """A container that takes devices through DRA: resources.claims, or NIM's draResources (a NIMService's spec)."""
+    resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+    return bool(resources.get("claims")) or bool(container.get("draResources"))
+
+
 def uses_gpu(specs) -> bool:
     for _, spec in specs:
-        if any(requests_gpu(c) for _, c in containers_of(spec)):
+        if any(requests_gpu(c) or _claims(c) for _, c in containers_of(spec)):
             return True
         if spec.get("resourceClaims") or (isinstance(spec.get("nodeSelector"), dict) and any(
                 "gpu" in str(k) or "accelerator" in str(k) for k in spec["nodeSelector"])):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import replace
 
 from gengpu.checking.rules import RULES
 from gengpu.checking.subjects import SUPPRESS_PREFIX, Documents, Subject
@@ -83,7 +84,8 @@ def _run_rule(rule, subject, ctx, shapeless: bool) -> list[Finding]:
     trips over the shape is skipped (the schema findings already say what is wrong). On a subject that passed,
     an exception is a bug and surfaces."""
     try:
-        return [_finding(subject.doc, rule, hit) for hit in rule.check(subject, ctx)]
+        return [_finding(subject.doc, rule, replace(hit, path=subject.written(hit.path)) if subject.renamed else hit)
+                for hit in rule.check(subject, ctx)]
     except (TypeError, AttributeError, KeyError, IndexError, ValueError):
         if shapeless:
             return []

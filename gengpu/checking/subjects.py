@@ -14,6 +14,7 @@ from gengpu.findings import Finding
 from gengpu.checking.podspecs import (containers, containers_of, dig, expand, find_pod_specs,
                                       fraction_annotations, mentions_gpu, uses_gpu)
 from gengpu.loading import Document, load_embedded, shapes
+from gengpu.checking.kindtable import loosecontainers, operator_gpus, operator_parallelism, renamed
 
 SUPPRESS_PREFIX = "gengpu.dev/suppress."
 
@@ -40,6 +41,14 @@ class Subject:
     outer: Document | None = None  # embedded configs: the document of the file that holds them
     kubernetes_version: str | None = None  # objects: the Kubernetes release they are checked for
     queries: list = field(default_factory=list)  # queries: (path, PromQL expression) that read DCGM's metrics
+    renamed: dict = field(default_factory=dict)  # paths rules see -> where the file writes them (loosecontainers)
+
+    def written(self, path: tuple) -> tuple:
+        """Where the file writes what a rule's path names."""
+        for seen, real in self.renamed.items():
+            if tuple(path[:len(seen)]) == seen:
+                return real + tuple(path[len(seen):])
+        return tuple(path)
 
     @property
     def in_configmap(self) -> bool:
@@ -102,13 +111,6 @@ def pod_specs(obj: dict) -> list[tuple[tuple, dict]]:
         if found:
             return found
     return find_pod_specs(obj)  # a kind gengpu does not know, or another version of one it does
-
-
-def loosecontainers(obj: dict) -> list[tuple[tuple, dict]]:
-    """Containers a kind keeps outside pod specs (the table's `containers`): mappings there with resources."""
-    known = entry(obj) if isinstance(obj, dict) else None
-    found = [(p, v) for pattern in (known or {}).get("containers", []) for p, v in expand(obj, pattern)]
-    return [(p, v) for p, v in found if isinstance(v.get("resources"), dict)]
 
 
 def component_of(image: str) -> str | None:
@@ -218,9 +220,17 @@ def _not_a_config(doc: Document, path: tuple, label: str, what: str, inner) -> F
 
 
 def _configmap(doc: Document, data: dict, name: str, namespace) -> tuple[list[Subject], list[Finding]]:
+    from gengpu.loading.embedded import embedded_counters
+
     subjects, findings = [], []
     meant = ("mig-parted" if "mig" in name else "device-plugin") if _GPU_CONFIGMAP.search(name) else None
     for key, value in data["data"].items():
+        counters = embedded_counters(doc, ("data", key)) if isinstance(value, str) else None
+        if counters is not None:  # dcgm-exporter's counters file, as the exporter mounts it
+            subjects.append(Subject(T.DCGM_COUNTERS, counters, counters.data, f"ConfigMap {name} key {key}", key,
+                                    namespace, suppressions(data), why="a counters file of dcgm-exporter "
+                                    "(DCGM field, Prometheus type, help)", host=f"ConfigMap {name}", outer=doc))
+            continue
         if isinstance(value, str):
             found, errors = _embedded(doc, ("data", key), f"ConfigMap {name} key {key}", f"ConfigMap {name}", meant,
                                       suppressions(data), namespace)
@@ -289,7 +299,8 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
         shape = role.shape or shapes.match(data)
         if shape["subject"] == T.QUERIES:
             return wrapped.queries(doc, data, "dashboard" if "panels" in data else "rule file", shape["why"]), []
-        return [Subject(shape["subject"], doc, data, shape["subject"], why=shape["why"])], []
+        label = "counters file" if shape["subject"] == T.DCGM_COUNTERS else shape["subject"]
+        return [Subject(shape["subject"], doc, data, label, why=shape["why"])], []
     if role.name == R.FRAGMENT:
         return _fragment(doc, data)
     if role.name == R.KUSTOMIZATION:
@@ -332,7 +343,7 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
             how = "where gengpu's table says" if found and (found.get("pods") or found.get("containers")) \
                 else "found by shape"
             subjects.append(Subject(T.WORKLOAD, doc, data, label, namespace=namespace, suppressed=suppressions(data),
-                                    pods=specs, containers=containers(specs) + loose,
+                                    pods=specs, containers=containers(specs) + loose, renamed=renamed(data),
                                     why=f"pod specs at {where} ({how}) ask for GPUs"))
         elif operated := operator_gpus(data) or operator_parallelism(data):
             where = ", ".join(".".join(map(str, p)) for p in operated)
@@ -346,21 +357,6 @@ def classify(doc: Document) -> tuple[list[Subject], list[Finding]]:
                                     pods=specs, containers=containers(specs),
                                     why=f"runs {', '.join(components(data))} (by image)"))
     return subjects, []
-
-
-def operator_gpus(obj: dict) -> list[tuple]:
-    """Where a kind's operator takes a GPU count under its own key `gpu` (the table's `gpus`; NVIDIA Dynamo's
-    resources.limits.gpu, which its operator turns into nvidia.com/gpu): paths of the non-zero ones."""
-    known = entry(obj) if isinstance(obj, dict) else None
-    return [p + ("gpu",) for pattern in (known or {}).get("gpus", []) for p, v in expand(obj, pattern)
-            if v.get("gpu") not in (None, 0, "0", "")]
-
-
-def operator_parallelism(obj: dict) -> list[tuple]:
-    """Where a kind's operator turns tensor/pipeline parallel sizes into GPUs (the table's `parallelism`)."""
-    known = entry(obj) if isinstance(obj, dict) else None
-    return [p for pattern in (known or {}).get("parallelism", []) for p, v in expand(obj, pattern)
-            if any(v.get(k) not in (None, 0, "0", "") for k in ("tensorParallelSize", "pipelineParallelSize"))]
 
 
 def _fragment(doc: Document, data: dict) -> tuple[list[Subject], list[Finding]]:

@@ -7,6 +7,7 @@ GPU_CLIENTS = "gpu-clients"
 MIG_PARTED_HOOKS = "mig-parted-hooks"
 CLUSTER_POLICY = "clusterpolicy"
 NVIDIA_DRIVER = "nvidiadriver"  # the GPU Operator's NVIDIADriver custom resource
+GPUCLUSTER = "gpucluster"  # the GPU Operator's GPUCluster (v26.7.0+): DRA driver, DCGM and dcgm-exporter in one object
 WORKLOAD = "workload"
 OBJECT = "object"  # any Kubernetes object: its schema, its API version
 KARPENTER_NODEPOOL = "karpenter-nodepool"
@@ -19,7 +20,8 @@ DRA = "dra"
 METRICS = "metrics"
 GPU_STACK = "gpu-stack"  # a workload that runs part of NVIDIA's GPU stack (device plugin, GFD, dcgm-exporter ...)
 QUOTA = "quota"  # ResourceQuota, nos ElasticQuota, KAI Queue, Kueue ClusterQueue that count GPUs
-QUERIES = "queries"  # PromQL that reads GPU metrics: PrometheusRules, rule files, Grafana dashboards
+QUERIES = "queries"  # PromQL that reads GPU metrics: PrometheusRules, rule files, Grafana dashboards, KEDA triggers
+DCGM_COUNTERS = "dcgm-counters"  # dcgm-exporter's counters file (a .csv file, or a ConfigMap key it mounts)
 HELM_VALUES = "helm-values"  # a values file of NVIDIA's gpu-operator or nvidia-device-plugin chart
 OVERLAY = "overlay"  # cross-file checks over every document of a validate run
 LIVE_NODE = "live-node"  # `gengpu check`: one node of a running cluster, with the pool that claims it
@@ -28,9 +30,10 @@ USAGE_POOL = "usage-pool"  # `gengpu rightsize`: one pool with what its GPUs did
 USAGE = "usage"  # `gengpu rightsize`: the metrics as a whole (series no pool claims, a bad recording)
 
 TARGETS = (PROFILE, DEVICE_PLUGIN_CONFIG, MIG_PARTED_CONFIG, GPU_CLIENTS, MIG_PARTED_HOOKS, CLUSTER_POLICY, NVIDIA_DRIVER,
+           GPUCLUSTER,
            WORKLOAD,
            OBJECT, KARPENTER_NODEPOOL, KARPENTER_NODECLASS, KARPENTER_NODEOVERLAY, GKE_COMPUTECLASS, GKE_AUTOPROVISIONING, GKE_NODEPOOL, DRA, METRICS, QUOTA, GPU_STACK,
-           HELM_VALUES, QUERIES, OVERLAY, LIVE_NODE, LIVE_CLUSTER, USAGE_POOL, USAGE)
+           HELM_VALUES, QUERIES, DCGM_COUNTERS, OVERLAY, LIVE_NODE, LIVE_CLUSTER, USAGE_POOL, USAGE)
 
 
 
@@ -46,6 +49,7 @@ def _roles():
     return {
         OBJECT: (*whole, R.PATCH), WORKLOAD: (*whole, R.FRAGMENT),
         DEVICE_PLUGIN_CONFIG: configs, MIG_PARTED_CONFIG: configs, GPU_CLIENTS: configs, MIG_PARTED_HOOKS: configs,
+        DCGM_COUNTERS: configs,
         HELM_VALUES: (R.VALUES, *whole), QUERIES: (R.DOCUMENTED, *whole), GKE_AUTOPROVISIONING: (R.DOCUMENTED,),
         None: whole,
     }

@@ -111,13 +111,15 @@ _DCGM = re.compile(r"\bDCGM_(FI|EXP)_[A-Z0-9_]+")
 
 
 def queries(doc: Document, data, label: str, why: str) -> list[Subject]:
-    """A subject for the PromQL of a rule file, PrometheusRule or dashboard, when some of it reads DCGM metrics."""
+    """A subject for the PromQL of a rule file, PrometheusRule, dashboard or KEDA ScaledObject, when some of it reads
+    DCGM metrics."""
     found, stack = [], [((), data)]
     while stack:
         path, node = stack.pop()
         if isinstance(node, dict):
             for k, v in node.items():
-                if k == "expr" and isinstance(v, str):
+                # PromQL: a rule's expr, a panel target's expr, a KEDA prometheus trigger's metadata.query
+                if (k == "expr" or (k == "query" and path[-1:] == ("metadata",))) and isinstance(v, str):
                     if _DCGM.search(v):
                         found.append((path + (k,), v))
                 elif isinstance(v, (dict, list)) and len(path) < 16:

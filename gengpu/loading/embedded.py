@@ -9,8 +9,8 @@ from gengpu.findings import Finding
 from gengpu.loading.source import Document, _child, load_documents
 
 
-def load_embedded(doc: Document, path: tuple) -> tuple[list[Document], list[Finding]]:
-    """Parse a YAML document held in a string field (a ConfigMap data key), keeping file positions.
+def _place(doc: Document, path: tuple):
+    """(text, host document, line shift, column shift, flat) of the string at path: where its lines are in the file.
 
     A block scalar (`key: |`) starts on the line after its indicator, at the
     indentation of its first line; positions inside it are shifted there.
@@ -18,7 +18,6 @@ def load_embedded(doc: Document, path: tuple) -> tuple[list[Document], list[Find
     text = doc.data
     for part in path:
         text = text[part]
-    role = doc.role  # what holds it says where it is (a patch's ConfigMap, a chart's values)
     doc = doc.source_for(path)  # the file the string was written in
     found = None
     node = doc.node
@@ -38,6 +37,13 @@ def load_embedded(doc: Document, path: tuple) -> tuple[list[Document], list[Find
     # a quoted string whose lines are escapes (\n), not lines of the file: its positions are the string's own
     flat = isinstance(node, ScalarNode) and node.style not in ("|", ">") and isinstance(text, str) and \
         text.count("\n") != node.end_mark.line - node.start_mark.line
+    return text, doc, line_shift, col_shift, flat
+
+
+def load_embedded(doc: Document, path: tuple) -> tuple[list[Document], list[Finding]]:
+    """Parse a YAML document held in a string field (a ConfigMap data key), keeping file positions."""
+    role = doc.role  # what holds it says where it is (a patch's ConfigMap, a chart's values)
+    text, doc, line_shift, col_shift, flat = _place(doc, path)
     inner, findings = load_documents(text, doc.file)
     for d in inner:
         d.line_shift, d.col_shift, d.flat, d.role = line_shift, col_shift, flat, role
@@ -45,3 +51,15 @@ def load_embedded(doc: Document, path: tuple) -> tuple[list[Document], list[Find
                 Finding(f.file, f.line + line_shift, f.column + col_shift, f.severity, f.rule, f.message, f.fix)
                 for f in findings]
     return inner, findings
+
+
+def embedded_counters(doc: Document, path: tuple):
+    """A dcgm-exporter counters file held in a string field (a ConfigMap key the exporter mounts), with positions in
+    the file that holds it; None when the string is not one."""
+    from gengpu.loading import counters
+
+    role = doc.role
+    text, host, line_shift, col_shift, flat = _place(doc, path)
+    if flat or not isinstance(text, str) or not counters.looks_like(text):
+        return None
+    return counters.document(host.file, text, host.index, line_shift, col_shift, role=role)

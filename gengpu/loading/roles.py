@@ -68,6 +68,10 @@ _OTHER_NAMES = {
 _OTHER_FOLDERS = {".github": "GitHub", ".gitlab": "GitLab CI", ".circleci": "CircleCI", "testdata": "Go test data",
                   ".devcontainer": "dev containers", ".buildkite": "Buildkite", ".tekton": "Tekton pipelines"}
 _PATCH_NAME = re.compile(r"(^|[-_.])patch(es)?([-_.]|$)", re.I)  # manager_auth_proxy_patch, patch-gpu
+# A whole value that is a substitution variable: ${VAR}, ${VAR:-default}, ${VAR:=default} (Flux's postBuild.substitute,
+# drone/envsubst syntax), or {VAR} (test data a program fills in): the value is in place only when it is applied.
+SUBSTITUTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?:(?::?[-=+?])[^}]*)?\}")
+FILLED_IN = re.compile(r"\{[A-Z][A-Z0-9_]*\}")
 _TEMPLATE_NAME = re.compile(r"\.(tmpl|tpl|template|gotmpl|j2|jinja2?)(\.|$)", re.I)
 _CHART_FILES = {"Chart.yaml", "Chart.lock", "requirements.yaml", "requirements.lock", "values.schema.json"}
 _VALUES_NAME = re.compile(r"^values([-._].*)?\.ya?ml$")
@@ -244,6 +248,10 @@ def _content(data, context: Role | None, marker, objects: bool) -> Role:
                         uses=context.uses if context else ())
         if context is not None and context.name in (PATCH, RESOURCE, KUSTOMIZATION):
             return context
+        metadata = data.get("metadata")
+        if isinstance(metadata, str) and (SUBSTITUTED.fullmatch(metadata) or FILLED_IN.fullmatch(metadata)):
+            # (kthena's converter templates: `metadata: ${MODEL_SERVING_TEMPLATE_METADATA}`)
+            return Role(TEMPLATE, f"its metadata is the placeholder {metadata}: a template a program fills in")
         return Role(OBJECT, f"apiVersion {data['apiVersion']}, kind {data['kind']}")
     if not isinstance(data, dict):
         if objects:  # a list or a scalar among Kubernetes objects: kubectl refuses the file
@@ -275,7 +283,7 @@ def _content(data, context: Role | None, marker, objects: bool) -> Role:
     return Role(OTHER, "no apiVersion and kind, and no format gengpu reads")
 
 
-_NVIDIA_FORMATS = ("device-plugin-config", "mig-parted-config", "gpu-clients", "mig-parted-hooks")
+_NVIDIA_FORMATS = ("device-plugin-config", "mig-parted-config", "gpu-clients", "mig-parted-hooks", "dcgm-counters")
 
 
 def _unread(docs, findings, text: str, context: Role | None) -> Decided:

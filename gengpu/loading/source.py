@@ -384,6 +384,10 @@ def load_bytes(raw: bytes, display: str, limit: int | None = None) -> tuple[list
     text, findings = decode(raw, display, limit)
     if text is None:
         return [], findings
+    if display.endswith(".csv"):  # no YAML: dcgm-exporter's counters file, or nothing gengpu reads
+        from gengpu.loading import counters
+
+        return ([counters.document(display, text)] if counters.looks_like(text) else []), []
     return load_documents(text, display)
 
 

@@ -250,7 +250,11 @@ def _check_overlays(overlays: list[Path], kubernetes_version, ctx, clusters: dic
     def check(overlay: Path) -> list[Finding]:
         """Render and schema-check the overlay, then its files through the rules."""
         found = render.check_overlay(overlay, display(overlay), kubernetes_version, RULES, engine, files, schemas)
-        return found + documents.check_overlay_files(overlay, context(overlay), files)
+        ctx = context(overlay)
+        # its files are judged for the release its rendering is: the overlay's own annotation
+        version = render.kubernetes_version(overlay, kubernetes_version or (ctx.profile.kubernetes_version if ctx
+                                                                            else None), files)
+        return found + documents.check_overlay_files(overlay, ctx, files, version)
 
     meter = fleet.Progress(len(todo), "overlays", progress)
     results = fleet.parallel_map(check, todo, jobs if jobs is not None else fleet.default_jobs(), meter)

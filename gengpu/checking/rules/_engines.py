@@ -160,26 +160,58 @@ def memory_backed_shm(spec: dict, container: dict) -> bool:
 class Pod:
     path: tuple  # the pod spec's
     spec: dict
-    role: str  # "pod", or a LeaderWorkerSet's "leader" / "worker"
+    role: str  # "pod", or a group's "leader" / "worker"
+    group: tuple = ()  # leader/worker pods: the path of the group they form (one object may hold several)
+
+
+# Leader/worker templates by the key that holds them: LeaderWorkerSet's leaderTemplate and workerTemplate, Kthena's
+# ModelServing roles' entryTemplate and workerTemplate.
+_ROLES = {"leaderTemplate": "leader", "entryTemplate": "leader", "workerTemplate": "worker"}
 
 
 def pods(subject) -> list[Pod]:
-    """A workload's pod specs, a LeaderWorkerSet's told apart by role."""
+    """A workload's pod specs, a leader/worker group's told apart by role and group."""
     out = []
     for path, spec in subject.pods:
-        role = "leader" if "leaderTemplate" in path else "worker" if "workerTemplate" in path else "pod"
-        out.append(Pod(path, spec, role))
+        at = next((i for i, step in enumerate(path) if step in _ROLES), None)
+        if at is None:
+            out.append(Pod(path, spec, "pod"))
+        else:
+            out.append(Pod(path, spec, _ROLES[path[at]], tuple(path[:at])))
     return out
 
 
-def group_size(subject) -> int | None:
-    """A LeaderWorkerSet's pods per group (leader included; default 1), else None."""
+def group_size(subject, group: tuple = ()) -> int | None:
+    """Pods in one leader/worker group, leader included, else None: a LeaderWorkerSet's size (default 1; also each
+    role of a DisaggregatedSet), a ModelServing role's entry pod plus its workerReplicas."""
     data = subject.data
-    if data.get("kind") != "LeaderWorkerSet" or not str(data.get("apiVersion", "")).startswith("leaderworkerset."):
+    api = str(data.get("apiVersion", ""))
+    if not group and data.get("kind") == "LeaderWorkerSet":
+        group = ("spec", "leaderWorkerTemplate")
+    node = data
+    for step in group:  # (spec, leaderWorkerTemplate), (spec, template, roles, i)
+        node = node[step] if isinstance(node, dict) and step in node or isinstance(node, list) and \
+            isinstance(step, int) and step < len(node) else None
+    if not isinstance(node, dict):
         return None
-    template = (data.get("spec") or {}).get("leaderWorkerTemplate") or {}
-    size = whole(template.get("size", 1)) if isinstance(template, dict) else None
-    return size
+    if group[-1:] == ("leaderWorkerTemplate",) and api.split("/")[0] in _LWS_GROUPS:
+        return whole(node.get("size", 1))
+    if data.get("kind") == "ModelServing" and api.startswith("workload.serving.volcano.sh/"):
+        workers = whole(node.get("workerReplicas", 0))
+        return 1 + workers if workers is not None else None
+    return None
+
+
+_LWS_GROUPS = ("leaderworkerset.x-k8s.io", "disaggregatedset.x-k8s.io")
+
+
+def groups(subject) -> dict[tuple, list[Pod]]:
+    """Leader/worker pods by the group they form."""
+    out: dict[tuple, list[Pod]] = {}
+    for pod in pods(subject):
+        if pod.role != "pod":
+            out.setdefault(pod.group, []).append(pod)
+    return out
 
 
 def engines(subject) -> list[tuple[Pod, dict, Engine]]:

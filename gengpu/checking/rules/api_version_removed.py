@@ -28,6 +28,16 @@ def served(kubernetes: str) -> dict[str, list[str]]:
     return out
 
 
+def _priority(version: str) -> tuple:
+    """Kubernetes' version priority: GA over beta over alpha, then by number (v1 > v1beta2 > v1alpha3)."""
+    import re
+
+    found = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", version)
+    if not found:
+        return (0, 0, 0)
+    return (int(found.group(1)), {"alpha": 0, "beta": 1, None: 2}[found.group(2)], int(found.group(3) or 0))
+
+
 def _not_served(subject) -> str | None:
     """A built-in kind in a Kubernetes group or version that does not serve it (a Job in apps/v1)."""
     group, version = group_version(subject.data)
@@ -44,8 +54,17 @@ def _not_served(subject) -> str | None:
     except Exception:  # noqa: BLE001  (no schemas for that release: object-no-schema says so)
         return None
     api = f"{group}/{version}" if group else version
-    if not where or any(w.rpartition("/")[0] == group for w in where):
-        return None  # served in this group: a version question (removed versions, or one not served yet)
+    if not where:
+        return None
+    if any(w.rpartition("/")[0] == group for w in where):
+        # a version of its group the release does not serve at all (autoscaling/v2beta1 since 1.26: an HPA of an old
+        # guide), not a kind the version lacks (kind-not-served says that)
+        suffix = f"-{group.split('.')[0]}-{version}.json" if group else f"-{version}.json"
+        if any(p.name.endswith(suffix) for p in native_dir(kubernetes).glob("*.json")):
+            return None
+        newer = _priority(version) > max(_priority(w.rpartition("/")[2]) for w in where)
+        return (f"Kubernetes {kubernetes} does not serve {api}{' yet' if newer else ''}; it serves {kind} as "
+                f"{' or '.join(where)}")
     return (f"{kind} is not served in {api}; Kubernetes {kubernetes} serves it as {' or '.join(where)}")
 
 
@@ -66,14 +85,15 @@ def check(subject, ctx=None):
 RULE = Rule(
     id="api-version-removed",
     severity="error",
-    summary="An object in an API version its API server no longer serves.",
+    summary="An object in an API version its API server does not serve: removed, or not served yet.",
     fix="Move the object to the version the message names (for Karpenter Provisioners, "
     "`gengpu import karpenter-provisioner` writes the node pool).",
     explanation="A removed version is refused outright ('no matches for kind ... in version ...'), and so is a "
     "built-in kind in a group that never served it (a Job in apps/v1): classic DRA "
     "(resource.k8s.io/v1alpha2) since Kubernetes 1.31 and its successor v1alpha3 since 1.34 (judged against the Kubernetes version being checked), Karpenter's v1alpha5 Provisioner and v1beta1 NodePool, and "
     "the classic-DRA claim parameters of NVIDIA's DRA driver, extensions/v1beta1 workloads (Kubernetes 1.16), "
-    "batch/v1beta1 CronJobs and PodSecurityPolicies (1.25), Flux's v2beta1 and v2beta2 HelmReleases (Flux 2.7, "
+    "batch/v1beta1 CronJobs and PodSecurityPolicies (1.25), autoscaling/v2beta1 and v2beta2 HorizontalPodAutoscalers "
+    "(1.25, 1.26) and any other version the Kubernetes release checked does not serve, Flux's v2beta1 and v2beta2 HelmReleases (Flux 2.7, "
     "2.8). Examples and blog posts keep them alive long after.",
     source="gengpu/data/kinds.yaml (Kubernetes deprecated-API migration guide and 1.31 release notes; Karpenter v1 "
     "migration guide; NVIDIA DRA driver; Flux 2.7/2.8 changelogs); the Kubernetes schemas of the release checked",

@@ -26,12 +26,14 @@ class Hit:
 
 from gengpu.checking.targets import (  # noqa: F401  (rule modules import their target from here)
     CLUSTER_POLICY,
+    DCGM_COUNTERS,
     DEVICE_PLUGIN_CONFIG,
     DRA,
     GKE_AUTOPROVISIONING,
     GKE_COMPUTECLASS,
     GKE_NODEPOOL,
     GPU_CLIENTS,
+    GPUCLUSTER,
     GPU_STACK,
     HELM_VALUES,
     KARPENTER_NODECLASS,

@@ -10,7 +10,7 @@ def check(subject, ctx=None):
 
 RULE = Rule(
     id="helm-values-unknown-key",
-    severity="error",
+    severity="warning",
     summary="A key of a values file that the chart does not have.",
     fix="Fix the key's spelling or place (the message suggests the nearest key); `helm show values` lists the chart's.",
     explanation="Helm passes every value to the chart's templates and ignores the ones no template reads: a "

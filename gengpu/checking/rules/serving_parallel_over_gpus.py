@@ -3,13 +3,13 @@ from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 
 
 def check(subject, ctx=None):
-    size = group_size(subject)
-    # GPUs of each role's pod, whatever its containers run (a Ray worker runs no engine of its own)
+    # GPUs of each group's leader and worker pods, whatever their containers run (a Ray worker runs no engine)
     per_role = {}
     for pod in pods(subject):
         counts = [gpus(c) for c in pod.spec.get("containers") or [] if isinstance(c, dict)]
-        per_role[pod.role] = None if None in counts else sum(counts)
+        per_role[pod.group, pod.role] = None if None in counts else sum(counts)
     for pod, container, engine in engines(subject):
+        size = group_size(subject, pod.group)
         parallel = engine.parallel()
         have = gpus(container)
         if not parallel or not have:  # no GPU limit: gpu rules of its own; a variable: not judged
@@ -20,27 +20,33 @@ def check(subject, ctx=None):
         if nodes > 1 or engine.ray:
             if size is None or engine.ray and pod.role != "leader":
                 continue  # GPUs of other pods gengpu cannot see (a Ray cluster, pods of another object)
-            leader, workers = per_role.get("leader"), per_role.get("worker", 0)
+            leader, workers = per_role.get((pod.group, "leader")), per_role.get((pod.group, "worker"), 0)
             if leader is None or workers is None:
                 continue
             if engine.ray or nodes == size:  # one engine over the whole group: the leader's GPUs and every worker's
-                group = leader + (size - 1) * workers
+                group = leader + (size - 1) * workers  # (the group's size counts the leader)
                 if parallel > group:
                     yield Hit(engine.parallel_path(), f"{subject.label}: {engine.name} shards the model over "
                               f"{parallel} GPU(s) (tensor x pipeline parallel) across the group, which has {group} "
-                              "GPU(s); the engine stops at start")
+                              f"GPU(s) ({_spread(leader, size - 1, workers)}); the engine stops at start")
             elif -(-parallel // nodes) > have:  # over fewer nodes than the group: each holds its share
                 yield Hit(engine.parallel_path(), f"{subject.label}: {engine.name} shards the model over {parallel} "
                           f"GPU(s) on {nodes} nodes, {-(-parallel // nodes)} a pod, but container "
                           f"{container.get('name', '?')} is given {have}; the engine stops at start")
             continue
         if len(subject.pods) > 1 and size is None:
-            continue  # an operator's roles (Kthena, Dynamo ...): the engine may span pods gengpu cannot group
+            continue  # an operator's roles (Dynamo ...): the engine may span pods gengpu cannot group
         if parallel > have:
             yield Hit(engine.parallel_path(),
                       f"{subject.label}: {engine.name} shards the model over {parallel} GPU(s) (tensor x pipeline "
                       f"parallel) but container {container.get('name', '?')} is given {have}; the engine stops at start "
                       "(world size larger than the GPUs it can see)")
+
+
+def _spread(leader: int, count: int, workers: int) -> str:
+    if not count:
+        return f"{leader} on the leader, no workers"
+    return f"{leader} on the leader, {workers} on each of {count} worker(s)"
 
 
 RULE = Rule(

@@ -1,22 +1,23 @@
-from gengpu.checking.rules._engines import engines, gpus, group_size, pods
+from gengpu.checking.rules._engines import engines, gpus, group_size, groups
 from gengpu.checking.rules.base import WORKLOAD, Hit, Rule
 
 
 def check(subject, ctx=None):
-    size = group_size(subject)
-    if not size or size < 2:
-        return
-    leaders = [(c, e) for pod, c, e in engines(subject) if pod.role == "leader" and gpus(c)]
-    multi = [e for _, e in leaders if e.ray or (e.number("nnodes", size) or 1) > 1]
-    if not multi:
-        return
-    for pod in pods(subject):
-        if pod.role != "worker":
+    for group, members in groups(subject).items():
+        size = group_size(subject, group)
+        if not size or size < 2:
             continue
-        containers = [c for c in pod.spec.get("containers") or [] if isinstance(c, dict)]
-        if containers and not any(gpus(c) for c in containers):
-            yield Hit(pod.path + ("containers",), f"{subject.label}: the leader starts a {multi[0].name} engine "
-                                                  f"across the group of {size} pods, but the workers ask for no GPU")
+        leaders = [(c, e) for pod, c, e in engines(subject) if pod.group == group and pod.role == "leader" and gpus(c)]
+        multi = [e for _, e in leaders if e.ray or (e.number("nnodes", size) or 1) > 1]
+        if not multi:
+            continue
+        for pod in members:
+            if pod.role != "worker":
+                continue
+            containers = [c for c in pod.spec.get("containers") or [] if isinstance(c, dict)]
+            if containers and not any(gpus(c) for c in containers):
+                yield Hit(pod.path + ("containers",), f"{subject.label}: the leader starts a {multi[0].name} engine "
+                                                      f"across the group of {size} pods, but the workers ask for no GPU")
 
 
 RULE = Rule(

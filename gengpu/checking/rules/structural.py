@@ -40,10 +40,11 @@ RULES = [
          "The plugin refuses the whole config on a type error (replicas: \"4\", renameByDefault: yes) and the node "
          "falls back to no config; values outside the allowed set (migStrategy, deviceListStrategy) stop the plugin "
          "at start-up.", "NVIDIA/k8s-device-plugin api/config/v1", applies_to=DEVICE_PLUGIN_CONFIG),
-    Rule("device-plugin-unknown-field", "error", "A key the device plugin does not know.",
+    Rule("device-plugin-unknown-field", "warning", "A key the device plugin does not know.",
          "Fix the key's spelling or its place (sharing.timeSlicing.resources, not sharing.resources).",
-         "The plugin ignores unknown keys without a word, so a misplaced or misspelt setting never applies. gengpu "
-         "is stricter than the plugin here on purpose.", "NVIDIA/k8s-device-plugin api/config/v1 (pain point TS-03)",
+         "The plugin ignores unknown keys without a word, so a misplaced or misspelt setting never applies while "
+         "the rest of the config does: a warning (the plugin runs; part of what is written silently does nothing).",
+         "NVIDIA/k8s-device-plugin api/config/v1 (pain point TS-03)",
          applies_to=DEVICE_PLUGIN_CONFIG),
     Rule("mig-parted-config-schema", "error", "A mig-parted config that mig-parted refuses.",
          "Follow the fix line; see schemas/mig-parted-config.schema.json.",
@@ -172,6 +173,21 @@ RULES = [
          "gengpu ships the schemas of Kubernetes and of the CRDs around GPUs (NVIDIA, Karpenter, GKE, Azure, "
          "Prometheus Operator, Argo CD and workload operators); for any other kind it says so instead of pretending "
          "the object was checked.", "gengpu", applies_to=OBJECT),
+    Rule("kind-not-served", "error", "An object of a kind no API serves: a kind its built-in Kubernetes group does "
+         "not have (NodePool in v1), a kind a group gengpu knows in full does not have (karpenter.sh NodeGroup), a kind "
+         "served in another group (kubeflow.org TrainJob: trainer.kubeflow.org), or a cloud API's REST resource written as "
+         "a Kubernetes object (container.googleapis.com/v1 NodePool).",
+         "Use a kind and apiVersion the API serves (`kubectl api-resources` lists them; check the spelling of the "
+         "kind): karpenter.sh/v1 NodePool for Karpenter, "
+         "container.cnrm.cloud.google.com/v1beta1 ContainerNodePool (Config Connector) for a GKE node pool as a "
+         "Kubernetes object, a gcloud script or Terraform for the REST API.",
+         "kubectl apply looks each object's kind up in the API server's discovery and refuses one it does not serve "
+         "(\"no matches for kind ... ensure CRDs are installed first\"); a GitOps sync fails on it. The built-in "
+         "groups serve a fixed set of kinds per Kubernetes release, the groups of NVIDIA's, Karpenter's and the "
+         "other operators gengpu knows serve the kinds of their CRDs (gengpu/data/kinds.yaml servedKinds; Kubeflow "
+         "Trainer v2's kinds only in trainer.kubeflow.org, never in kubeflow.org), and "
+         "*.googleapis.com is a REST API, never a Kubernetes group. A CRD in the same repository that defines the "
+         "kind makes it served.", "Kubernetes API discovery; gengpu/data/kinds.yaml servedKinds", applies_to=OBJECT),
     Rule("object-cel", "error", "A custom resource that one of its CRD's CEL rules (x-kubernetes-validations) "
          "refuses.", "Fix the field named in the message; the message is the CRD's own.",
          "CRDs state rules JSON Schema cannot (Karpenter: the label karpenter.sh/nodepool is restricted, a "

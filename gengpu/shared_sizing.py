@@ -18,12 +18,15 @@ from gengpu.metrics.usage import Device, Figures
 PER_PROCESS = "per-process"
 COPIES = "copies"
 ZERO = "zero"
+MIXED = "mixed"  # GPUs whose pods' series are of different kinds: which to trust is not known
+UNKNOWN = "unknown"  # no GPU held by two pods in the window: nothing tells the kind
 
 
 def pods_of(units: list[Device]) -> tuple[list[Device], str]:
     """(a unit per pod on a shared GPU, with the pod's own figures, and what the pods' series are), judged on every
     GPU that two or more pods share: copies when each pod's peak is its GPU's, zero when they read 0 while the GPU
-    holds memory, per-process when every such GPU shows pods' own figures."""
+    holds memory, per-process when every such GPU shows pods' own figures; mixed when GPUs disagree, unknown when no
+    GPU had two pods."""
     pods, seen = [], set()
     for d in units:
         named = {pod: f for pod, f in d.pods.items() if pod[1]}
@@ -42,7 +45,7 @@ def pods_of(units: list[Device]) -> tuple[list[Device], str]:
             seen.add(COPIES)
         else:
             seen.add(PER_PROCESS)
-    return pods, (seen.pop() if len(seen) == 1 else COPIES)
+    return pods, (seen.pop() if len(seen) == 1 else MIXED if seen else UNKNOWN)
 
 
 def recommend(rec, usage, units: list[Device], gpus: int, total_mib: float, headroom: float):
@@ -56,6 +59,15 @@ def recommend(rec, usage, units: list[Device], gpus: int, total_mib: float, head
     if what == COPIES:
         rec.reason = (f"already {mode}: every pod's series carries its whole GPU's figures (dcgm-exporter before "
                       "4.8.2, or without KUBERNETES_VIRTUAL_GPUS), so pods cannot be sized apart")
+        return rec
+    if what == MIXED:
+        rec.reason = (f"already {mode}: the pods' series are their own on some GPUs and not on others (copies of the "
+                      "GPU's figures, or 0), so pods cannot be sized apart; is one exporter older or set up "
+                      "differently?")
+        return rec
+    if what == UNKNOWN:
+        rec.reason = (f"already {mode}: no GPU was held by two pods in the window, so nothing tells whether each "
+                      "pod's series are its own figures or its GPU's; nothing is proposed")
         return rec
     if what == ZERO:
         rec.reason = (f"already {mode}: the pods' own series read 0 while their GPUs hold memory: dcgm-exporter's "

@@ -346,3 +346,27 @@ def test_a_large_json_snapshot_is_read_fast_and_judged_as_the_yaml_one(run, tmp_
     result = run("check", str(profile), "--snapshot", "big.json", "--output", "json", cwd=tmp_path)
     assert result.exit_code == 1 and [f["rule"] for f in json_module.loads(result.stdout)["findings"]] == [
         "node-mig-not-applied"]
+
+
+def test_nodes_a_profiles_labels_claim_outrank_nodes_anothers_gpus_fit(run, tmp_path):
+    """Two profiles and one snapshot: eks-h100-mig's pool label is on one of the two p5 nodes, eks-spot-ondemand's
+    catch-all pool fits all four GPU nodes by type. The cluster is the one a label names (gengpu wrote it): its
+    findings are told against eks-h100-mig, not lost to the profile that merely fits more nodes."""
+    def node(name, instance, labels=()):
+        product, count = {"p5.48xlarge": ("NVIDIA-H100-80GB-HBM3", "8"), "g5.xlarge": ("NVIDIA-A10G", "1")}[instance]
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
+            "node.kubernetes.io/instance-type": instance, "nvidia.com/gpu.product": product,
+            "nvidia.com/gpu.count": count, **dict(labels)}},
+            "status": {"capacity": {"nvidia.com/gpu": count}, "allocatable": {"nvidia.com/gpu": count}}}
+    items = [node("h1", "p5.48xlarge", [("karpenter.sh/nodepool", "h100-mig")]), node("h2", "p5.48xlarge"),
+             node("a1", "g5.xlarge"), node("a2", "g5.xlarge")]
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    for name in ("eks-h100-mig.yaml", "eks-spot-ondemand.yaml"):
+        shutil.copy(REPO / "profiles" / name, tmp_path / name)
+    result = run("check", "eks-h100-mig.yaml", "eks-spot-ondemand.yaml", "--snapshot", "snap.yaml", "--output", "json",
+                 cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    got = {(f[0], f[2]) for f in found(result)}
+    assert got == {("eks-h100-mig.yaml", "node-gpus-not-advertised"), ("eks-h100-mig.yaml", "snapshot-object-partial"),
+                   ("snap.yaml", "node-unclaimed")}
+    assert [f[3] for f in found(result) if f[2] == "node-gpus-not-advertised"][0].startswith("node h1 (pool h100-mig)")

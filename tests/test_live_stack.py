@@ -229,3 +229,19 @@ def test_a_profile_without_a_device_plugin_is_not_held_against_nodes_that_regist
     silent = {**NODE, "status": {**NODE["status"], "capacity": {"cpu": "8"}, "allocatable": {"cpu": "8"}}}
     assert sorted(_check(run, tmp_path, bare, _snapshot(silent), "s.yaml")) == [
         ("no-device-plugin", "error"), ("node-gpus-not-advertised", "error")]
+
+
+@pytest.mark.parametrize("state, expected", [
+    # operands paused while the driver pod restarts: upgrading, with or without a state label
+    (None, [("node-driver-upgrading", "warning")]),
+    ("pod-restart-required", [("node-driver-upgrading", "warning")]),
+    # the upgrade gave up with the operands still paused: failed, and only that (not also "upgrading")
+    ("upgrade-failed", [("node-driver-upgrade-failed", "error")]),
+])
+def test_paused_operands_are_told_by_the_upgrade_state_beside_them(run, tmp_path, state, expected):
+    labels = {**NODE["metadata"]["labels"], "nvidia.com/gpu.deploy.device-plugin": "paused-for-driver-upgrade",
+              "nvidia.com/gpu.deploy.dcgm-exporter": "paused-for-driver-upgrade"}
+    if state:
+        labels["nvidia.com/gpu-driver-upgrade-state"] = state
+    node = {**NODE, "metadata": {**NODE["metadata"], "labels": labels}}
+    assert _check(run, tmp_path, PROFILE, _snapshot(node)) == expected

@@ -609,18 +609,21 @@ def _t4_shared(tmp_path, pods: str) -> None:
              for n in nodes]
     (tmp_path / "snap.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
     gpus = []
-    for n in nodes:
+    kinds = pods.split(",") if "," in pods else [pods] * len(nodes)  # per node; 'single': one pod, its own figures
+    for n, kind in zip(nodes, kinds):
         gpus.append(dcgm_samples.Gpu(n, 0, "", "", (3072, 200), 10, "Tesla T4", T4_MIB))
-        for k in range(2):
-            own = {"own": ((1536, 100), 5), "copies": ((3072, 200), 10), "zero": ((0, 0), 0)}[pods]
+        for k in range(1 if kind == "single" else 2):
+            own = {"own": ((1536, 100), 5), "single": ((1536, 100), 5), "copies": ((3072, 200), 10),
+                   "zero": ((0, 0), 0)}[kind]
             gpus.append(dcgm_samples.Gpu(n, 0, "serving", f"embed-{n}-{k}", *own, "Tesla T4", T4_MIB))
     recording = dcgm_samples.openmetrics(gpus, hours=26, step=600)
     # FB_FREE is not a per-process figure: a pod's series repeats its GPU's (dcgm-exporter kubernetes.go Process)
     lines = [line for line in recording.split("\n")
              if not (line.startswith("DCGM_FI_DEV_FB_FREE{") and "exported_pod=" in line)]
-    if pods == "zero":  # no process matched: exactly 0, not the generator's few MiB of noise
-        lines = [f"{line.rsplit(' ', 2)[0]} 0 {line.rsplit(' ', 1)[1]}"
-                 if line.startswith("DCGM_FI_DEV_FB_USED{") and "exported_pod=" in line else line for line in lines]
+    zero = [n for n, kind in zip(nodes, kinds) if kind == "zero"]  # no process matched: exactly 0, not noise
+    lines = [f"{line.rsplit(' ', 2)[0]} 0 {line.rsplit(' ', 1)[1]}"
+             if line.startswith("DCGM_FI_DEV_FB_USED{") and "exported_pod=" in line
+             and any(f'Hostname="{n}"' in line for n in zero) else line for line in lines]
     driver = 'DCGM_FI_DRIVER_VERSION="580.95.05",'
     copies = []
     for g in gpus:
@@ -843,3 +846,58 @@ def test_all_of_a_runs_queries_stop_at_the_deadline(run, a100, server, monkeypat
     result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--prometheus", url, cwd=a100)
     assert (result.exit_code, result.stderr) == (
         2, "gengpu: error: GENGPU_PROMETHEUS_TIMEOUT='soon': give a number of seconds above 0, e.g. 60\n")
+
+
+# --- boundaries the day-2 mutation run found untested (issue 51) -----------------------------------------------------
+
+def test_a_pod_holding_exactly_two_gpus_keeps_its_pool_whole(run, tmp_path):
+    """The smallest pod that spans GPUs: two of sixteen, the other GPUs one small pod each. By per-GPU figures the
+    pool would go to MIG and free a node; the pair cannot follow it there."""
+    gpus = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "research", "pair" if (n, i) in ((0, 0), (0, 1)) else
+                             f"embed-{n}-{i}", (3000, 300), 5, "NVIDIA H100 80GB HBM3", 81559)
+            for n in range(2) for i in range(8)]
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(gpus, hours=26, step=600), encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    assert (rec["verdict"], rec["proposed"], rec["evidence"]["multiGpuPods"]) == ("keep", None, {"research/pair": 2})
+    # one GPU each: the same pool is proposed onto MIG, so the pair alone decided it
+    single = [g if g.pod != "pair" else dcgm_samples.Gpu(g.node, g.index, g.namespace, f"solo-{g.index}", g.mem,
+                                                         g.util, g.model, g.total) for g in gpus]
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(single, hours=26, step=600), encoding="utf-8")
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    assert rec["proposed"]["sharing"]["mode"] == "mig" and "multiGpuPods" not in rec["evidence"]
+
+
+def test_a_gone_node_whose_gpu_model_is_unknown_withholds_every_pool(run, tmp_path):
+    """A node that left and whose series name no GPU model (modelName empty) may have been this pool's: its nightly
+    36 GiB jobs keep the pool from being proposed onto slices they cannot fit. With the model named as another GPU's,
+    it is not this pool's and the proposal stands."""
+    small, nightly = _nightly()
+    unknown = [dcgm_samples.Gpu(g.node, g.index, g.namespace, g.pod, g.mem, g.util, "", g.total) for g in nightly]
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(small + unknown, hours=26, step=600), encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    args = ("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json")
+    (rec,) = _json(run(*args, cwd=tmp_path))["recommendations"]
+    assert (rec["verdict"], rec["proposed"], rec["evidence"]["nodesGone"]) == (
+        "none", None, ["ip-10-0-2-1", "ip-10-0-3-1"])
+    other = [dcgm_samples.Gpu(g.node, g.index, g.namespace, g.pod, g.mem, g.util, "NVIDIA L4", 23034) for g in nightly]
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(small + other, hours=26, step=600), encoding="utf-8")
+    (rec,) = _json(run(*args, cwd=tmp_path))["recommendations"]
+    assert "nodesGone" not in rec["evidence"] and rec["proposed"] is not None
+
+
+def test_per_pod_figures_of_mixed_or_unknown_kind_size_nothing(run, tmp_path):
+    """Per-process figures on three GPUs and zeros on the fourth (one exporter without hostPID): which to trust is
+    not known. One pod per GPU: nothing in the window says whether a pod's series are its own. Either way the pool is
+    kept as it is, never sized as if the figures were the pods' own."""
+    for pods, what, says in (("own,own,own,zero", "mixed", "their own on some GPUs and not on others"),
+                             ("single", "unknown", "no GPU was held by two pods in the window")):
+        _t4_shared(tmp_path, pods)
+        (rec,) = _json(run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output",
+                           "json", cwd=tmp_path))["recommendations"]
+        assert (rec["verdict"], rec["proposed"], rec["evidence"]["perPodFigures"]) == ("keep", None, what), pods
+        assert says in rec["reason"], rec["reason"]

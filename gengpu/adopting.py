@@ -77,8 +77,12 @@ def groups(snapshot: Snapshot, platform: str) -> list[Group]:
             key = re.sub(r"-SHARED$|-MIG-.*$", "", product) + (
                 f"-x{count}" if count and count != "1" and not mig_single else "")
             selector = {live_pools.PRODUCT: product} if live_pools.PRODUCT in labels else {}
-        found.setdefault(key, Group(_pool_name(key, set(found)), selector)).nodes.append(item)
+        found.setdefault(key, Group(key, selector)).nodes.append(item)
     out = [found[k] for k in sorted(found)]
+    taken: set[str] = set()
+    for group in out:  # in the groups' order, so two labels that make one name (l4.spot, l4-spot) stay two pools
+        group.key = _pool_name(group.key, taken)
+        taken.add(group.key)
     kinds = [(live_pools.product_gpu(g.nodes[0].labels.get(live_pools.PRODUCT, "")),
               g.nodes[0].labels.get(live_pools.COUNT)) for g in out]
     sliced = {str(s.get("spec", "nodeName")) for s in snapshot.resourceslices
@@ -90,8 +94,13 @@ def groups(snapshot: Snapshot, platform: str) -> list[Group]:
 
 
 def _pool_name(key: str, taken: set[str]) -> str:
+    """A pool name for the group's label: a slug, not a name the device plugin's configs use, not one taken."""
     name = names.slug(re.sub(r"(?i)^(nvidia|tesla)-", "", key), "gpu")[:40].strip("-") or "gpu"
-    return name if name not in {"default", "all-disabled", "all-enabled", "all-balanced"} else f"{name}-pool"
+    name = name if name not in {"default", "all-disabled", "all-enabled", "all-balanced"} else f"{name}-pool"
+    base, n = name, 2
+    while name in taken:
+        name, n = f"{base[:37]}-{n}", n + 1
+    return name
 
 
 def pool_of(group: Group, platform: str) -> tuple[dict, list[str]]:
@@ -151,7 +160,7 @@ def _gpus_per_node(item: Item, spec: dict | None, gpu_id: str | None) -> tuple[i
     labels = item.labels
     count = labels.get(live_pools.COUNT)
     product = labels.get(live_pools.PRODUCT, "")
-    if count and count.isdigit() and "-MIG-" not in product and int(count) > 0:
+    if count and count.isdecimal() and "-MIG-" not in product and int(count) > 0:
         return int(count), ""
     if spec and spec.get("gpus"):
         return int(spec["gpus"]), ""
@@ -164,7 +173,7 @@ def _gpus_per_node(item: Item, spec: dict | None, gpu_id: str | None) -> tuple[i
         if len(set(per.values())) == 1 and float(next(iter(per.values()))).is_integer():
             return int(next(iter(per.values()))), f"its MIG devices over {preset}'s layout per GPU"
     single = re.search(r"-MIG-(\d+g\.\d+gb)$", product)
-    if single and layout and count and count.isdigit() and sum(layout.values()) and \
+    if single and layout and count and count.isdecimal() and sum(layout.values()) and \
             int(count) % sum(layout.values()) == 0:
         return int(count) // sum(layout.values()), f"GFD's {count} MIG devices over {preset}'s layout per GPU"
     if layout is None and gpu_id and devices and mig.profiles(gpu_id):
@@ -190,7 +199,7 @@ def _gpus_per_node(item: Item, spec: dict | None, gpu_id: str | None) -> tuple[i
     replicas = labels.get(REPLICAS)
     shared = counts.get("nvidia.com/gpu.shared") or counts.get("nvidia.com/gpu")
     if shared and not devices and not single:
-        if replicas and replicas.isdigit() and int(replicas) > 1:
+        if replicas and replicas.isdecimal() and int(replicas) > 1:
             if shared % int(replicas) == 0:
                 return shared // int(replicas), f"the {shared} GPUs it registers over GFD's {replicas} replicas"
             return None, ""
@@ -212,7 +221,7 @@ def _vm_counts(item: Item) -> dict[str, int]:
     out = {}
     for section in ("allocatable", "capacity"):
         for k, v in item.mapping("status", section).items():
-            if (_VGPU.match(str(k)) or _PASSTHROUGH.match(str(k)) or str(k) == "nvidia.com/pgpu") and str(v).isdigit():
+            if (_VGPU.match(str(k)) or _PASSTHROUGH.match(str(k)) or str(k) == "nvidia.com/pgpu") and str(v).isdecimal():
                 out[str(k)] = int(v)
     return out
 
@@ -263,7 +272,7 @@ def _counts(item: Item) -> dict[str, int]:
     out, offered = {}, {}
     for section in ("allocatable", "capacity"):
         for k, v in item.mapping("status", section).items():
-            if str(k).startswith(live_pools.GPU_PREFIXES) and str(v).isdigit():
+            if str(k).startswith(live_pools.GPU_PREFIXES) and str(v).isdecimal():
                 out[str(k)] = int(v)
                 if section == "allocatable":
                     offered[str(k)] = int(v)
@@ -279,7 +288,7 @@ def _sharing(item: Item, gpus: int | None, gpu_id: str | None) -> dict | None:
     devices = {r.removeprefix("nvidia.com/mig-"): n for r, n in counts.items() if r.startswith("nvidia.com/mig-") and n}
     if not devices:  # GFD's per-profile labels under the mixed strategy (nvidia.com/mig-<profile>.count)
         devices = {m.group(1): int(v) for k, v in labels.items()
-                   if (m := re.match(r"^nvidia\.com/mig-(\d+g\.\d+gb)\.count$", k)) and str(v).isdigit() and int(v)}
+                   if (m := re.match(r"^nvidia\.com/mig-(\d+g\.\d+gb)\.count$", k)) and str(v).isdecimal() and int(v)}
     product = labels.get(live_pools.PRODUCT, "")
     if devices and gpus:
         layout = {p: n // gpus for p, n in sorted(devices.items()) if n // gpus}
@@ -287,15 +296,15 @@ def _sharing(item: Item, gpus: int | None, gpu_id: str | None) -> dict | None:
     single = re.search(r"-MIG-(\d+g\.\d+gb)$", product)
     # under the single strategy GFD counts the MIG devices in gpu.count, as the plugin registers them
     registered = counts.get("nvidia.com/gpu") or (int(labels[live_pools.COUNT])
-                                                  if labels.get(live_pools.COUNT, "").isdigit() else 0)
+                                                  if labels.get(live_pools.COUNT, "").isdecimal() else 0)
     if single and gpus and registered:
         layout = {single.group(1): registered // gpus}
         return {"mode": "mig", "mig": {"strategy": "single", **_layout_or_preset(layout, labels, gpu_id)}}
     strategy, replicas = labels.get(STRATEGY), labels.get(REPLICAS)
     shared = counts.get("nvidia.com/gpu.shared") or counts.get("nvidia.com/gpu")
-    if not (replicas and replicas.isdigit()) and shared and gpus and shared > gpus and shared % gpus == 0:
+    if not (replicas and replicas.isdecimal()) and shared and gpus and shared > gpus and shared % gpus == 0:
         replicas = str(shared // gpus)  # no GFD label: what the plugin registered per GPU
-    if replicas and replicas.isdigit() and int(replicas) > 1 and strategy in (None, "time-slicing", "mps"):
+    if replicas and replicas.isdecimal() and int(replicas) > 1 and strategy in (None, "time-slicing", "mps"):
         # GFD before the sharing-strategy label knew only time-slicing
         out = {"mode": strategy or "time-slicing", "replicas": int(replicas)}
         if "nvidia.com/gpu.shared" in counts:
@@ -378,8 +387,12 @@ def profile_of(snapshot: Snapshot, name: str) -> tuple[dict, list[str]]:
 def profile_text(snapshot: Snapshot, name: str) -> str:
     from gengpu.compiling.yamltext import dump
 
+    from gengpu.reporting.safe import shown
+
     profile, notes = profile_of(snapshot, name)
-    head = [f"# Imported by gengpu from {snapshot.source}: {len(snapshot.nodes)} node(s), "
+    # notes quote the cluster's labels: escaped, so each stays one comment line (a newline in a label would start
+    # YAML of its own)
+    head = [f"# Imported by gengpu from {shown(snapshot.source)}: {len(snapshot.nodes)} node(s), "
             f"{len(profile['spec']['nodePools'])} GPU pool(s)."]
-    head += [f"# check: {n}" for n in notes]
+    head += [f"# check: {shown(n)}" for n in notes]
     return "\n".join(head) + "\n" + dump(profile)

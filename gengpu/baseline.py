@@ -40,7 +40,7 @@ def fingerprint(f: Finding, identities: "Identities | None" = None) -> str:
     """Stable across moved lines, reordered lists and reformatting: rule, file, object, message without positions."""
     ids = identities or Identities()
     text = f"{f.rule}\0{ids.path(f.file)}\0{ids.of(f)}\0{normalised(ids.named(f))}"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]  # (a lone surrogate from outside)
 
 
 class Identities:

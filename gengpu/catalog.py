@@ -66,7 +66,7 @@ def gpu(name: str) -> dict | None:
 
 
 def version_tuple(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in str(version).lstrip("v").split(".") if part.isdigit())
+    return tuple(int(part) for part in str(version).lstrip("v").split(".") if part.isdecimal())
 
 
 def chart_has(version: str | None, since: str) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 from gengpu.findings import UsageError
 from gengpu.writing import TMP_SUFFIX, _rel
 
-LOCK_WAIT = float(os.environ.get("GENGPU_LOCK_WAIT", "10"))  # seconds a second build waits for the first
+LOCK_WAIT = 10.0  # seconds a second build waits for the first (GENGPU_LOCK_WAIT)
 
 
 @contextlib.contextmanager
@@ -34,7 +34,9 @@ def repository_lock(root: Path, wait: float | None = None):
         yield  # a read-only checkout: nothing else can write here either
         return
     try:
-        deadline = time.monotonic() + (LOCK_WAIT if wait is None else wait)
+        from gengpu import settings
+
+        deadline = time.monotonic() + (settings.seconds("GENGPU_LOCK_WAIT", LOCK_WAIT) if wait is None else wait)
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

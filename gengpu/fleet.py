@@ -361,8 +361,13 @@ def parallel_map(function, items: list, jobs: int, progress: Progress | None = N
 def default_jobs() -> int:
     """GENGPU_JOBS when set (a CI runner's share of the machine, or 1 under a mutation tester that forks), else the
     cores this process may use."""
-    if os.environ.get("GENGPU_JOBS", "").isdigit() and int(os.environ["GENGPU_JOBS"]) > 0:
-        return int(os.environ["GENGPU_JOBS"])
+    raw = os.environ.get("GENGPU_JOBS", "")
+    if raw != "":
+        if not (raw.strip().isascii() and raw.strip().isdigit() and 1 <= int(raw) <= 1024):
+            from gengpu.findings import UsageError
+
+            raise UsageError(f"GENGPU_JOBS={raw!r}: give a whole number of processes from 1 to 1024, e.g. 2")
+        return int(raw)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux

@@ -83,8 +83,10 @@ def karpenter_provisioner_text(path: str) -> str:
     from gengpu.compiling.yamltext import dump
 
     result, notes = karpenter_provisioner(path)
-    head = [f"# Imported by gengpu from {path} (karpenter.sh/v1alpha5 Provisioner)."]
-    head += [f"# not imported: {n}" for n in notes]
+    from gengpu.reporting.safe import shown
+
+    head = [f"# Imported by gengpu from {shown(path)} (karpenter.sh/v1alpha5 Provisioner)."]
+    head += [f"# not imported: {shown(n)}" for n in notes]
     return "\n".join(head) + "\n" + dump(result)
 
 

@@ -189,7 +189,7 @@ def profile_name_problem(profile: str) -> str | None:
             why = "empty attribute in list"
         elif attr.strip() != attr:
             why = "leading or trailing spaces in attribute"
-        elif attr[0].isdigit():
+        elif attr[0].isdecimal():
             why = "attribute begins with a number"
         elif attr[0] == "." or attr[-1] == ".":
             why = "attribute begins/ends with a dot"

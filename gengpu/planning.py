@@ -170,7 +170,7 @@ def slices(pool: NodePool) -> tuple[Slice, ...]:
         return (Slice("slice", s.replicas, 1 / s.replicas),)
     layout = mig_layout(pool) if s.mode == "mig" else {}
     if layout:
-        units = {name: int(name.split("g", 1)[0]) if name.split("g", 1)[0].isdigit() else 1 for name in layout}
+        units = {name: int(name.split("g", 1)[0]) if name.split("g", 1)[0].isdecimal() else 1 for name in layout}
         total = sum(units[name] * count for name, count in layout.items())
         return tuple(Slice(name, count, units[name] / total) for name, count in layout.items())
     return (Slice("claim" if pool.dra else "GPU", 1, 1.0),)

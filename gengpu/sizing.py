@@ -236,9 +236,10 @@ def _multi_gpu_pods(devices: list[Device]) -> dict[str, int]:
 
 
 def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
-              gone: dict[str, str] | None = None) -> Recommendation:
+              gone: dict[str, str] | None = None, doubt: str | None = None) -> Recommendation:
     """gone: nodes of the window's series that the cluster no longer has and that may have been this pool's (its
-    GPU model), each with why its pool is not known: while they cannot be placed, nothing is proposed."""
+    GPU model), each with why its pool is not known: while they cannot be placed, nothing is proposed. doubt: why
+    the nodes joined into the pool make its figures untrustworthy (nothing is proposed either)."""
     profile, pool = usage.profile, usage.pool
     current = {"sharing": _sharing(pool), "limits": dict(pool.limits)}
     rec = Recommendation(profile.name, pool.name, "none", "", current, usage=usage)
@@ -267,6 +268,9 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
         rec.reason = (f"{len(names)} node(s) with this pool's GPU reported in the window but are not in the cluster "
                       f"now ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''}): autoscaled away, their jobs "
                       f"may need more than the survivors show; their pool is not known ({names[0]}: {gone[names[0]]})")
+        return rec
+    if doubt:
+        rec.reason = doubt
         return rec
     unusable = sorted({f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in units
                        if not memory_ok(d.figures.mem_peak, total_mib)})

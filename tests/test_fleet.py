@@ -114,6 +114,11 @@ def test_gengpu_jobs_sets_the_default_process_count(monkeypatch):
 
     monkeypatch.setenv("GENGPU_JOBS", "3")
     assert fleet.default_jobs() == 3
-    for ignored in ("0", "two", ""):
-        monkeypatch.setenv("GENGPU_JOBS", ignored)
-        assert fleet.default_jobs() == len(os.sched_getaffinity(0))
+    monkeypatch.setenv("GENGPU_JOBS", "")  # (set empty: as unset)
+    assert fleet.default_jobs() == len(os.sched_getaffinity(0))
+    from gengpu.findings import UsageError
+
+    for bad in ("0", "two", "²", "2000"):  # (ignored before issue 50: a typo silently ran on every core)
+        monkeypatch.setenv("GENGPU_JOBS", bad)
+        with pytest.raises(UsageError, match=r"^GENGPU_JOBS=.*: give a whole number of processes from 1 to 1024"):
+            fleet.default_jobs()

@@ -102,9 +102,11 @@ def test_github_escapes_carriage_returns_and_percent_signs():
     assert reporting.github([odd]) == "::error file=a%2Cb%3Ac.yaml,line=1,col=1,title=gengpu x::50%25%0D%0Anext"
 
 
-def test_sarif_describes_known_and_unknown_rules_in_full():
+def test_sarif_describes_known_and_unknown_rules_in_full(tmp_path, monkeypatch):
     from gengpu import __version__
     from gengpu.checking.rules import RULES
+
+    monkeypatch.chdir(tmp_path)  # the fingerprint's path is relative to the repository gengpu runs in: none here
 
     custom = Finding("f.yaml", 2, 0, "error", "zz-custom", "made elsewhere", "")
     out = reporting.sarif([WARNING, custom])

@@ -424,9 +424,9 @@ def test_gpus_are_freed_in_whole_nodes(run, tmp_path):
 
 # --- proposals that would break the work they measured (each case failed before it was guarded) ---------------------
 
-def _h100_pool(tmp_path, nodes: list[str], name="h100.yaml") -> None:
+def _h100_pool(tmp_path, nodes: list[str], name="h100.yaml", gpus_limit: int = 16) -> None:
     """eks-h100-mig without its MIG layout: a pool of whole H100s, eight a p5.48xlarge, and its nodes."""
-    text = (REPO_PROFILES / "eks-h100-mig.yaml").read_text()
+    text = (REPO_PROFILES / "eks-h100-mig.yaml").read_text().replace("        gpus: 16\n", f"        gpus: {gpus_limit}\n")
     (tmp_path / name).write_text(text[:text.index("      sharing:\n")] + text[text.index("  # The account's"):])
     items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"karpenter.sh/nodepool": "h100-mig"}}}
              for n in nodes]
@@ -490,7 +490,7 @@ def test_nodes_autoscaled_away_are_joined_by_kube_state_metrics_node_labels(run,
         "Kubernetes labels converted to Prometheus labels.",
         [{"job": "kube-state-metrics", "node": f"ip-10-0-{n}-1", "label_karpenter_sh_nodepool": "h100-mig",
           "label_karpenter_sh_capacity_type": "on-demand"} for n in range(4)], hours=26, step=600)
-    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"], gpus_limit=32)
     report = _served(run, tmp_path_factory, "prometheus-joined", recording, tmp_path, "rightsize", "h100.yaml",
                      "--snapshot", "snap.yaml", "--output", "json")
     (rec,) = report["recommendations"]
@@ -539,7 +539,7 @@ def test_node_labels_copied_onto_the_exporters_series_join_its_nodes(run, tmp_pa
         recording = recording.replace(f'Hostname="ip-10-0-{n}-1"',
                                       f'Hostname="ip-10-0-{n}-1",karpenter_sh_nodepool="h100-mig"')
     (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
-    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"], gpus_limit=32)
     report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
                        cwd=tmp_path))
     (rec,) = report["recommendations"]
@@ -901,3 +901,105 @@ def test_per_pod_figures_of_mixed_or_unknown_kind_size_nothing(run, tmp_path):
                            "json", cwd=tmp_path))["recommendations"]
         assert (rec["verdict"], rec["proposed"], rec["evidence"]["perPodFigures"]) == ("keep", None, what), pods
         assert says in rec["reason"], rec["reason"]
+
+
+def test_markdown_keeps_no_link_mention_or_html_from_label_values(run, tmp_path, recording):
+    """A pod name from a series' label is outside text: in a pull-request comment it must not become a link, an
+    @mention that notifies a team, a #reference, HTML or a table cell (issue 50). Each stays readable as entities."""
+    shutil.copy(HERE / "gke-a100.yaml", tmp_path / "gke-a100.yaml")
+    shutil.copy(HERE / "snapshot.yaml", tmp_path / "snapshot.yaml")
+    hostile = "llm-0 [x](https://e.vil) @org/team #12 <img src=x>|**ok**"
+    label = hostile.replace('"', '\\"')
+    (tmp_path / "gpus.om").write_text(recording.replace('exported_pod="llm-0"', f'exported_pod="{label}"'),
+                                      encoding="utf-8")
+    result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om", "--output",
+                 "markdown", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert ("llm-0 &#91;x&#93;(https&#58;//e.vil) @&#8203;org/team #&#8203;12 &lt;img src=x&gt;&#124;&#42;&#42;ok"
+            "&#42;&#42;") in result.stdout
+    for acting in ("](", "https://", "@org", "<img", "|**"):
+        assert acting not in result.stdout
+    assert not re.search(r"(?<!&)#12\b", result.stdout)  # (&#124; is the escaped '|', not a reference)
+
+
+def _two_h100_pools(tmp_path) -> None:
+    """Two pools of whole H100s (h100-mig listed first, h100-big second), two nodes each in the snapshot."""
+    _h100_pool(tmp_path, [], gpus_limit=32)
+    text = (tmp_path / "h100.yaml").read_text()
+    pool = text[text.index("    - name: h100-mig\n"):text.index("  # The account's")]
+    (tmp_path / "h100.yaml").write_text(text.replace(pool, pool + pool.replace("h100-mig", "h100-big")))
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"ip-10-0-{n}-1", "labels": {
+        "karpenter.sh/nodepool": "h100-mig" if n < 2 else "h100-big"}}} for n in (0, 1, 4, 5)]
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+
+
+def test_sources_that_disagree_about_a_removed_nodes_pool_withhold_both_pools(run, tmp_path):
+    """kube-state-metrics says the removed nightly node was h100-big's (gengpu.dev/pool), Karpenter says
+    h100-mig's: which one to believe is not gengpu's to pick (the pool listed first used to win, and the other pool
+    was sized without its 36 GiB jobs). Both pools of its GPU are withheld, and the reason names both labels."""
+    small, nightly = _nightly()
+    bigs = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "serving", f"big-{n}-{i}", (2000, 500), 5, "NVIDIA H100 80GB HBM3",
+                             81559) for n in (4, 5) for i in range(8)]
+    recording = dcgm_samples.openmetrics(small + bigs + [g for g in nightly if g.node == "ip-10-0-2-1"], hours=26,
+                                         step=600)
+    recording = dcgm_samples.with_series(recording, "kube_node_labels", "Kubernetes labels.", [
+        {"job": "kube-state-metrics", "node": "ip-10-0-2-1", "label_gengpu_dev_pool": "h100-big"}], hours=26, step=600)
+    recording = dcgm_samples.with_series(recording, "karpenter_nodes_allocatable", "Node allocatable.", [
+        {"node_name": "ip-10-0-2-1", "nodepool": "h100-mig", "resource_type": "nvidia_com_gpu"}], hours=26, step=600)
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    _two_h100_pools(tmp_path)
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    assert [(r["pool"], r["verdict"], r["proposed"], r["evidence"].get("nodesGone")) for r in
+            report["recommendations"]] == [("h100-mig", "none", None, ["ip-10-0-2-1"]),
+                                           ("h100-big", "none", None, ["ip-10-0-2-1"])]
+    for rec in report["recommendations"]:
+        assert rec["reason"].endswith("their pool is not known (ip-10-0-2-1: its labels name 2 pools "
+                                      "(karpenter.sh/nodepool=h100-mig; gengpu.dev/pool=h100-big, from "
+                                      "karpenter_nodes_allocatable, kube_node_labels))")
+
+
+def test_more_removed_nodes_than_present_ones_are_reported_not_priced(run, tmp_path):
+    """One node is in the cluster; three that left are joined into its pool by labels on the exporter's series
+    (anyone who writes labels into the metrics backend can write these): sized on them, the pool's figures would be
+    theirs. Nothing is proposed, no price, and --write changes nothing."""
+    small, nightly = _nightly()
+    recording = dcgm_samples.openmetrics([g for g in small if g.node == "ip-10-0-0-1"] + nightly
+                                         + [dcgm_samples.Gpu("ip-10-0-6-1", i, "batch", f"x-{i}", (36000, 2000), 60,
+                                                             "NVIDIA H100 80GB HBM3", 81559) for i in range(8)],
+                                         hours=26, step=600)
+    for n in (2, 3, 6):
+        recording = recording.replace(f'Hostname="ip-10-0-{n}-1"',
+                                      f'Hostname="ip-10-0-{n}-1",karpenter_sh_nodepool="h100-mig"')
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1"], gpus_limit=64)
+    before = (tmp_path / "h100.yaml").read_bytes()
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       "--min-hours", "1", cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    assert (rec["verdict"], rec["proposed"], rec["monthlyDelta"]) == ("none", None, None)
+    assert rec["reason"] == ("3 node(s) that left the cluster joined this pool by their series' labels (e.g. "
+                             "ip-10-0-2-1: karpenter.sh/nodepool=h100-mig (dcgm-exporter)), more than the 1 it has "
+                             "now: nothing is proposed until their labels are checked")
+    assert run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--min-hours", "1",
+               "--write", cwd=tmp_path).exit_code == 0
+    assert (tmp_path / "h100.yaml").read_bytes() == before
+
+
+def test_a_join_beyond_the_pools_limits_is_reported_not_priced(run, tmp_path):
+    """Two nodes present, two joined back: 32 GPUs over the window in a pool whose limits.gpus is 16 (Karpenter
+    never ran them at once): the join is reported, nothing is priced."""
+    small, nightly = _nightly()
+    recording = dcgm_samples.openmetrics(small + nightly, hours=26, step=600)
+    for n in (2, 3):
+        recording = recording.replace(f'Hostname="ip-10-0-{n}-1"',
+                                      f'Hostname="ip-10-0-{n}-1",karpenter_sh_nodepool="h100-mig"')
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"], gpus_limit=16)
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    assert (rec["verdict"], rec["proposed"], rec["monthlyDelta"]) == ("none", None, None)
+    assert rec["reason"] == ("2 node(s) that left the cluster joined this pool by their series' labels (e.g. "
+                             "ip-10-0-2-1: karpenter.sh/nodepool=h100-mig (dcgm-exporter)): 32 GPUs in the window, "
+                             "above its limits.gpus 16; nothing is proposed until their labels are checked")

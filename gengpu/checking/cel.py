@@ -28,7 +28,7 @@ def parse_field(path: str) -> tuple:
         if name:
             out.append(name)
         else:
-            out.append(int(index) if index.isdigit() else index)
+            out.append(int(index) if index.isdecimal() else index)
     return tuple(out)
 
 

@@ -22,8 +22,8 @@ def matches(operator, values, have) -> bool:
     if operator == "DoesNotExist":
         return not have
     if operator in ("Gt", "Lt"):  # one integer value; the label's value must parse as one
-        if len(want) != 1 or not want[0].lstrip("-").isdigit():
+        if len(want) != 1 or not want[0].lstrip("-").isdecimal():
             return False
         bound = int(want[0])
-        return any(v.lstrip("-").isdigit() and (int(v) > bound if operator == "Gt" else int(v) < bound) for v in have)
+        return any(v.lstrip("-").isdecimal() and (int(v) > bound if operator == "Gt" else int(v) < bound) for v in have)
     return False  # an operator the API server refuses

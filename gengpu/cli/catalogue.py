@@ -236,7 +236,7 @@ def mig_check(model, instances, fmt):
     layout = {}
     for item in instances:
         name, sep, count = item.partition("=")
-        if not sep or not count.isdigit() or int(count) < 1 or not name:
+        if not sep or not count.isdecimal() or int(count) < 1 or not name:
             raise UsageError(f"'{item}' is not PROFILE=COUNT (for example 1g.10gb=2)")
         layout[name] = layout.get(name, 0) + int(count)
     verdict = geometry.check_layout(gpu_id, layout)

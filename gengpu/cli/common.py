@@ -22,7 +22,10 @@ def guarded(fn):
         try:
             return fn(*args, **kwargs)
         except UsageError as exc:
-            click.echo(f"gengpu: error: {exc}", err=True)
+            from gengpu.reporting.safe import shown
+
+            # (what it quotes from an API server or Prometheus is escaped where it is quoted; its own lines stay)
+            click.echo(f"gengpu: error: {shown(str(exc), lines=True)}", err=True)
             sys.exit(EXIT_USAGE)
         except (KeyboardInterrupt, click.exceptions.Abort):  # Ctrl-C, or input ended while a question waits
             click.echo("gengpu: aborted", err=True)
@@ -33,12 +36,16 @@ def guarded(fn):
             sys.exit(141)
         except OSError as exc:  # a read-only folder, a full disk: the environment, not the input
             where = f"{exc.filename}: " if exc.filename else ""
-            click.echo(f"gengpu: error: {where}{exc.strerror or exc}", err=True)
+            from gengpu.reporting.safe import shown
+
+            click.echo(f"gengpu: error: {shown(where + str(exc.strerror or exc))}", err=True)
             sys.exit(EXIT_USAGE)
         except Exception as exc:  # a bug in gengpu, not in the input
             if os.environ.get("GENGPU_DEBUG"):
                 raise
-            click.echo(f"gengpu: internal error: {type(exc).__name__}: {exc} "
+            from gengpu.reporting.safe import shown
+
+            click.echo(f"gengpu: internal error: {type(exc).__name__}: {shown(str(exc))} "
                        "(set GENGPU_DEBUG=1 for the traceback and report it)", err=True)
             sys.exit(3)
 
@@ -65,7 +72,7 @@ def shard_option(value: str | None):
     if value is None:
         return None
     index, _, count = value.partition("/")
-    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+    if not (index.isdecimal() and count.isdecimal() and 1 <= int(index) <= int(count)):
         raise click.BadParameter(f"'{value}' is not I/N with 1 <= I <= N (for example 2/4)")
     return int(index), int(count)
 

@@ -158,4 +158,4 @@ def _exporter_reads(profile: Profile, setting: str) -> bool:
 
 
 def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else 0 for p in text.split("."))
+    return tuple(int(p) if p.isdecimal() else 0 for p in text.split("."))

@@ -123,7 +123,7 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
                     elif name == "Ready":
                         current["ready"] = value == "True"
                         state_key = ""
-                    elif name == "Restart Count" and value.isdigit():
+                    elif name == "Restart Count" and value.isdecimal():
                         current["restartCount"] = int(value)
                         state_key = ""
                     elif name == "Image":
@@ -140,9 +140,9 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
                         detail["reason"] = value
                     elif name == "Message":
                         detail["message"] = value
-                    elif name == "Exit Code" and value.lstrip("-").isdigit():
+                    elif name == "Exit Code" and value.lstrip("-").isdecimal():
                         detail["exitCode"] = int(value)
-                    elif name == "Signal" and value.isdigit():
+                    elif name == "Signal" and value.isdecimal():
                         detail["signal"] = int(value)
             elif section == "Events":
                 cells = [c for c in re.split(r"\s{2,}", line.strip()) if c]
@@ -208,7 +208,7 @@ def described(lines: list[str], start: int, end: int, places: dict, at: tuple) -
             here = path + ((len(items) - 1,) if items else ()) + (name,)
             places[here] = (line + 1, inner + 1)
             if value or n + 1 >= len(entries) or entries[n + 1][0] <= inner:
-                target[name] = int(value) if value.isdigit() and name in ("index", "numNodes") else value
+                target[name] = int(value) if value.isdecimal() and name in ("index", "numNodes") else value
                 n += 1
             else:
                 target[name], n = block(n + 1, inner, here)

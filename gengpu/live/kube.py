@@ -1,8 +1,9 @@
 """The one module that talks to a Kubernetes API server: a read-only capture of what `gengpu check` needs, with the
 user's kubeconfig as the official `kubernetes` client reads it. Lists are paginated (limit/continue) and each page
 is cut down to what a snapshot keeps before the next is read, so memory grows with what is kept, not with the
-answers; nothing is ever written; Secrets are never read. Each request is tried once within TIMEOUT, and the whole
-capture ends within GENGPU_KUBE_DEADLINE (default 300 s).
+answers; nothing is ever written; Secrets are never read. Each answer must arrive whole within TIMEOUT (a 429 or
+503 asked again within it: gengpu/live/client.py), and the whole capture ends within GENGPU_KUBE_DEADLINE (default
+300 s).
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ import sys
 import time
 
 from gengpu.findings import UsageError
+from gengpu.live.client import Api, reason
+from gengpu.reporting.safe import shown
 
 PAGE = 500
-TIMEOUT = 30  # seconds per request
+TIMEOUT = 30  # seconds per request: its whole answer
 DEADLINE = 300  # seconds for a whole capture (GENGPU_KUBE_DEADLINE)
 # (api group, version, plural, kind, namespaced): what a snapshot holds, in this order
 CLUSTER_KINDS = [
@@ -33,81 +36,6 @@ CLUSTER_KINDS = [
 EVENT_MESSAGE = 1000
 CONFIGMAPS = ("gengpu-device-plugin-config", "gengpu-mig-parted-config")
 GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")
-
-
-class _Api:
-    """GETs to the API server of a kubeconfig context: the kubernetes client's kubeconfig loading (auth plugins,
-    client certificates, proxies, TLS) and its urllib3 pool, without its generated API classes and models, whose
-    import alone took longer than reading 1,000 nodes. An answer other than 2xx raises the client's ApiException."""
-
-    def __init__(self, context: str | None):
-        import os
-
-        try:
-            from kubernetes.client import rest
-            from kubernetes.client.configuration import Configuration
-            from kubernetes.config import kube_config
-            from kubernetes.config.config_exception import ConfigException
-        except ImportError as exc:  # pragma: no cover - a dependency of gengpu
-            raise UsageError(f"the kubernetes Python client is missing ({exc}); reinstall gengpu") from exc
-        try:
-            # KUBECONFIG as this process sees it (the client reads it once, when first imported); ':' lists merge
-            settings = Configuration()
-            kube_config.load_kube_config(config_file=os.environ.get("KUBECONFIG") or None, context=context,
-                                         client_configuration=settings, persist_config=False)
-            # one try per request, each bounded by TIMEOUT: urllib3's default of three retries made an API server
-            # that accepts and never answers take four timeouts to fail
-            settings.retries = False
-            self.rest = rest.RESTClientObject(settings)
-        except (ConfigException, OSError, ValueError, TypeError) as exc:
-            where = f"context {context!r}" if context else "the current context"
-            raise UsageError(f"cannot use {where} of the kubeconfig: {exc}") from None
-        self.settings = settings
-        if not settings.verify_ssl:
-            import urllib3
-
-            # the kubeconfig asks for it (insecure-skip-tls-verify): said once here, not on every request
-            urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
-            sys.stderr.write("gengpu: warning: the kubeconfig turns TLS verification off for this cluster\n")
-
-    def get(self, path: str, query: dict, timeout: float) -> dict:
-        import json
-        from urllib.parse import urlencode
-
-        from kubernetes.client.exceptions import ApiException
-
-        # an exec or OIDC credential refreshes here, as the client's ApiClient does before each request
-        headers = {"Accept": "application/json", "User-Agent": "gengpu"}
-        for auth in self.settings.auth_settings().values():
-            if auth.get("in") == "header" and auth.get("value"):
-                headers[auth["key"]] = auth["value"]
-        url = self.settings.host.rstrip("/") + path + (f"?{urlencode(query)}" if query else "")
-        answer = self.rest.request("GET", url, headers=headers, _request_timeout=timeout)
-        data = answer.read()
-        if not 200 <= answer.status <= 299:
-            raise ApiException(status=answer.status, reason=answer.reason)
-        try:
-            return json.loads(data)
-        except ValueError:
-            raise ApiException(status=answer.status, reason="the answer is not JSON") from None
-
-    def close(self) -> None:
-        self.rest.close()
-
-
-def _reason(exc) -> str:
-    status = getattr(exc, "status", None)
-    if status == 401:
-        return "credentials rejected (401: the token or certificate of the kubeconfig is expired or wrong; log in again)"
-    if status == 403:
-        return "forbidden (RBAC)"
-    if status == 410:
-        return "the list expired twice while it was read (410 Gone); try again"
-    if status == 404:
-        return "not served (its CRD is not installed)"
-    if status:
-        return f"HTTP {status} {getattr(exc, 'reason', '')}".strip()
-    return str(getattr(exc, "reason", None) or exc).splitlines()[0][:200]
 
 
 class Clock:
@@ -135,7 +63,7 @@ class Clock:
                 "server is slow to answer, or the cluster larger than the limit allows")
 
 
-def _pages(api: _Api, path: str, what: str, keep, progress, clock: Clock, query: dict | None = None) -> list[dict]:
+def _pages(api: Api, path: str, what: str, keep, progress, clock: Clock, query: dict | None = None) -> list[dict]:
     """What keep makes of every item of a paged LIST, page by page: a page's raw answer is dropped before the next
     is asked for, so memory grows with what is kept (a GPU pod's scheduling fields, not every pod's whole spec). A
     continue token that expired mid-way (410 Gone: the server compacted the revision the list was reading)
@@ -223,7 +151,7 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
     from urllib.parse import quote
 
     clock = Clock()
-    api = _Api(context)
+    api = Api(context)
     from kubernetes.client.exceptions import ApiException
 
     show = progress_to_terminal and sys.stderr.isatty()
@@ -250,25 +178,26 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
                 objects += _pages(api, path, plural, keeping(api_version, kind), progress, clock)
             except ApiException as exc:
                 if plural == "nodes":
-                    raise UsageError(f"cannot list nodes: {_reason(exc)}; `kubectl auth can-i list nodes` tells, "
-                                     "and gengpu's gengpu-check ClusterRole grants it") from None
+                    rbac = "; `kubectl auth can-i list nodes` tells, and gengpu's gengpu-check ClusterRole grants it" \
+                        if exc.status == 403 else ""
+                    raise UsageError(f"cannot list nodes: {reason(exc)}{rbac}") from None
                 if exc.status == 404:  # the kind is not installed (no Karpenter, no operator): there are none
                     captured.add(plural)
                 else:
-                    notes.append(f"{kind} ({api_version}): {_reason(exc)}")
+                    notes.append(f"{kind} ({api_version}): {reason(exc)}")
                 continue
             captured.add(plural)
         try:
             objects += _pages(api, "/api/v1/pods", "pods", keeping("v1", "Pod", _gpu_or_stack), progress, clock)
             captured.add("pods")
         except ApiException as exc:
-            notes.append(f"Pod (v1): {_reason(exc)}")
+            notes.append(f"Pod (v1): {reason(exc)}")
         try:
             objects += _pages(api, "/apis/apps/v1/daemonsets", "daemonsets", keeping("apps/v1", "DaemonSet", _stack),
                               progress, clock)
             captured.add("daemonsets")
         except ApiException as exc:
-            notes.append(f"DaemonSet (apps/v1): {_reason(exc)}")
+            notes.append(f"DaemonSet (apps/v1): {reason(exc)}")
         gpu_nodes = {o["metadata"].get("name") for o in objects if o.get("kind") == "Node" and _is_gpu_node(o)}
         try:
             # Warning events only (the server filters), kept where they are about the GPU stack or a GPU node
@@ -276,7 +205,7 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
                               progress, clock, {"fieldSelector": "type=Warning"})
             captured.add("events")
         except ApiException as exc:
-            notes.append(f"Event (v1): {_reason(exc)}")
+            notes.append(f"Event (v1): {reason(exc)}")
         for name in CONFIGMAPS:
             try:
                 cm = api.get(f"/api/v1/namespaces/{quote(namespace, safe='')}/configmaps/{name}", {}, clock.timeout())
@@ -286,16 +215,28 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
                 if exc.status == 404:
                     captured.add("configmaps")  # looked, not there
                 else:
-                    notes.append(f"ConfigMap {namespace}/{name}: {_reason(exc)}")
+                    notes.append(f"ConfigMap {namespace}/{name}: {reason(exc)}")
     except UsageError:
         raise
     except ApiException as exc:
-        raise UsageError(f"the API server refused the capture: {_reason(exc)}") from None
+        raise UsageError(f"the API server refused the capture: {reason(exc)}") from None
     except Exception as exc:  # noqa: BLE001  (urllib3: connection refused, TLS, timeouts): an environment error
         if clock.ran_out():
             raise UsageError(clock.message()) from None
         where = f"context {context!r}" if context else "the current context"
-        raise UsageError(f"cannot reach the API server of {where}: {str(exc).splitlines()[0][:300]}") from None
+        import urllib3.exceptions
+
+        cause = getattr(exc, "reason", exc)  # (a MaxRetryError carries the last try's error)
+        # urllib3 derives a refused connection from its timeout error; refused is 'cannot reach', not slow
+        slow = (isinstance(exc, TimeoutError) or isinstance(cause, (TimeoutError, urllib3.exceptions.TimeoutError))) \
+            and not isinstance(cause, urllib3.exceptions.NewConnectionError)
+        if slow:
+            # our own TimeoutError names the request and bytes read; urllib3's only its pool and float timeout
+            said = str(exc) if isinstance(exc, TimeoutError) else "no answer"
+            raise UsageError(f"the API server of {where} did not answer whole in time: {shown(said)} (each "
+                             f"request may take {TIMEOUT} s, the capture GENGPU_KUBE_DEADLINE)") from None
+        raise UsageError(f"cannot reach the API server of {where}: "
+                         f"{shown((str(exc).splitlines() or [''])[0][:300])}") from None
     finally:
         if show:
             sys.stderr.write("\n")

@@ -97,7 +97,7 @@ def _quantity(value) -> int | None:
     if value is None:
         return None
     text = str(value).strip()
-    return int(text) if text.isdigit() else None
+    return int(text) if text.isdecimal() else None
 
 
 NFD_NVIDIA = ("feature.node.kubernetes.io/pci-10de.present", "feature.node.kubernetes.io/pci-0302_10de.present")
@@ -147,6 +147,20 @@ def pool_by_labels(profile: Profile, labels: dict[str, str]) -> tuple[NodePool |
         if pool.node_selector and all(labels.get(k) == v for k, v in pool.node_selector.items()):
             return pool, "the pool's nodeSelector"
     return None, ""
+
+
+def pools_by_labels(profile: Profile, labels: dict[str, str]) -> list[tuple[NodePool, str]]:
+    """Every pool a node's pool labels name, each with the first label that says so: more than one when sources
+    disagree (kube-state-metrics' gengpu.dev/pool against Karpenter's karpenter.sh/nodepool)."""
+    named: dict[int, tuple[NodePool, str]] = {}
+    for pool in profile.node_pools:
+        for key, value in _pool_keys(profile, pool):
+            if labels.get(key) == value and pool.index not in named:
+                named[pool.index] = (pool, f"{key}={value}")
+    if named:
+        return list(named.values())
+    pool, how = pool_by_labels(profile, labels)
+    return [(pool, how)] if pool is not None else []
 
 
 def pool_label_keys(profile: Profile) -> list[str]:
@@ -205,7 +219,7 @@ def _misfit(profile: Profile, pool: NodePool, item: Item) -> str | None:
         return f"{evidence}, pool {pool.name} has {', '.join(pool.gpus)}"
     count = item.labels.get(COUNT)
     mig_single = "-MIG-" in item.labels.get(PRODUCT, "")
-    if count and count.isdigit() and pool.gpus_per_node and not mig_single and int(count) != pool.gpus_per_node:
+    if count and count.isdecimal() and pool.gpus_per_node and not mig_single and int(count) != pool.gpus_per_node:
         return f"{COUNT}={count}, pool {pool.name} has {pool.gpus_per_node} GPU(s) per node"
     return None
 
@@ -251,7 +265,7 @@ def physical_gpus(profile: Profile, pool: NodePool, item: Item) -> int | None:
     # under the single MIG strategy GFD labels gpu.count (and gpu.product, <model>-MIG-<profile>) with the MIG
     # devices, not the GPUs (k8s-device-plugin internal/lm/mig-strategy.go)
     single = pool.sharing.mode == "mig" and pool.sharing.mig is not None and pool.sharing.mig.strategy == "single"
-    if count and count.isdigit() and not single and "-MIG-" not in item.labels.get(PRODUCT, ""):
+    if count and count.isdecimal() and not single and "-MIG-" not in item.labels.get(PRODUCT, ""):
         return int(count)
     counts = gpu_counts(profile, pool)
     return counts[0] if len(counts) == 1 else None

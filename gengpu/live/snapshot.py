@@ -174,7 +174,7 @@ def _load_structured(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Find
     # positions worked out only for the findings that need them
     fast = load_json_fast(raw, shown) if raw.lstrip()[:1] in (b"{", b"[") else None
     docs, findings = (fast, []) if fast is not None else load_bytes(_without_prompt(raw), shown,
-                                                                    reading.SNAPSHOT_MAX_BYTES)
+                                                                    reading.snapshot_max_bytes())
     if findings:
         return None, findings
     snap = Snapshot(shown)

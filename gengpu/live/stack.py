@@ -67,7 +67,7 @@ def _statuses(pod: Item, key: str) -> list[dict]:
 
 
 def _int(value) -> int:
-    return int(value) if isinstance(value, int) or (isinstance(value, str) and value.isdigit()) else 0
+    return int(value) if isinstance(value, int) or (isinstance(value, str) and value.isdecimal()) else 0
 
 
 @dataclass(frozen=True)

@@ -153,14 +153,14 @@ def _words(text: str) -> list[str]:
 
 def _restarts(cell: str) -> int:
     first = cell.split(" ")[0] if cell else ""
-    return int(first) if first.isdigit() else 0
+    return int(first) if first.isdecimal() else 0
 
 
 def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: str = "") -> dict:
     """A pod whose container states kubectl would print as STATUS shown, READY ready, RESTARTS restarts."""
     have, _, want = ready.partition("/")
-    total = int(want) if want.isdigit() else 1
-    up = min(int(have), total) if have.isdigit() else 0
+    total = int(want) if want.isdecimal() else 1
+    up = min(int(have), total) if have.isdecimal() else 0
     meta = {"name": name, **({"namespace": namespace} if namespace else {})}
     obj: dict = {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
                  "spec": {"containers": [{"name": ""} for _ in range(total)], **({"nodeName": node} if node else {})}}
@@ -244,7 +244,7 @@ def event(namespace: str, kind: str, name: str, type_: str, reason: str, message
 
 def _daemonset_row(row: dict) -> dict | None:
     numbers = {k: row.get(k, "") for k in ("DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE")}
-    if not row.get("NAME") or not all(v.isdigit() for v in numbers.values()):
+    if not row.get("NAME") or not all(v.isdecimal() for v in numbers.values()):
         return None
     status = {"desiredNumberScheduled": int(numbers["DESIRED"]), "currentNumberScheduled": int(numbers["CURRENT"]),
               "numberReady": int(numbers["READY"]), "updatedNumberScheduled": int(numbers["UP-TO-DATE"]),

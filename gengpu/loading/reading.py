@@ -12,9 +12,23 @@ from pathlib import Path
 
 from gengpu.findings import Finding
 
-MAX_BYTES = int(os.environ.get("GENGPU_MAX_FILE_BYTES", 16 * 1024 * 1024))
+MAX_BYTES = 16 * 1024 * 1024  # GENGPU_MAX_FILE_BYTES
 # a cluster's snapshot (gengpu snapshot, kubectl get -o json): 5,000 GPU nodes with their GPU pods are about 90 MiB
-SNAPSHOT_MAX_BYTES = int(os.environ.get("GENGPU_MAX_SNAPSHOT_BYTES", 512 * 1024 * 1024))
+SNAPSHOT_MAX_BYTES = 512 * 1024 * 1024  # GENGPU_MAX_SNAPSHOT_BYTES
+
+
+def max_bytes() -> int:
+    """The limit of any file gengpu reads (GENGPU_MAX_FILE_BYTES, checked when read: a bad value is a clear error)."""
+    from gengpu import settings
+
+    return settings.byte_count("GENGPU_MAX_FILE_BYTES", MAX_BYTES)
+
+
+def snapshot_max_bytes() -> int:
+    """The limit of a cluster's snapshot (GENGPU_MAX_SNAPSHOT_BYTES)."""
+    from gengpu import settings
+
+    return settings.byte_count("GENGPU_MAX_SNAPSHOT_BYTES", SNAPSHOT_MAX_BYTES)
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
@@ -22,7 +36,7 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCH
 def too_large(display: str, size: int, limit: int | None = None) -> Finding:
     """limit: MAX_BYTES, or (by name, as a snapshot's is read) SNAPSHOT_MAX_BYTES."""
     setting = "GENGPU_MAX_FILE_BYTES" if limit is None else "GENGPU_MAX_SNAPSHOT_BYTES"
-    limit = MAX_BYTES if limit is None else limit
+    limit = max_bytes() if limit is None else limit
     return Finding(display, 1, 1, "error", "yaml-limit", f"file is {size // (1024 * 1024)} MiB; gengpu reads files "
                    f"up to {limit // (1024 * 1024)} MiB", f"split the file, or set {setting}")
 
@@ -41,7 +55,7 @@ def read_bytes(path: Path, display: str, limit: int | None = None) -> tuple[byte
             return None, [Finding(display, 0, 0, "error", "file-unreadable",
                                   f"cannot read file: it is {what}, not a regular file",
                                   "give gengpu the path of a file (a FIFO or device is never read)")]
-        chunks, size, cap = [], 0, MAX_BYTES if limit is None else limit
+        chunks, size, cap = [], 0, max_bytes() if limit is None else limit
         while size <= cap:
             chunk = os.read(fd, min(1 << 20, cap + 1 - size))
             if not chunk:

@@ -9,7 +9,6 @@ config parsers resolve them (`yes` is a boolean, `0644` an octal number).
 from __future__ import annotations
 
 import codecs
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +80,7 @@ class Document:
     flat: bool = False  # embedded in a one-line quoted string ("{\n ...}"): every position is the string's
     lazy: bool = False  # read by a fast JSON parser: the node tree (positions) is built from text when first asked
     role: object = field(default=None, repr=False)  # what it is (loading/roles.py Role), once loading decided it
+    positions: object = field(default=None, repr=False, compare=False)  # a lazy document's jsontext.Positions
 
     def position(self, path, *, key: bool = False) -> tuple[int, int]:
         """Line and column (1-based) of the value at path (or of its key), falling back to the nearest parent.
@@ -89,10 +89,11 @@ class Document:
         """
         if self.flat:
             return (1 + self.line_shift, self.col_shift)
-        if self.lazy and self.node is None:
-            self.lazy = False  # once, even when the text no longer parses
-            docs, _ = load_documents(self.text, self.file)
-            self.node = docs[self.index].node if self.index < len(docs) else None
+        if self.lazy:  # a large JSON file: its text walked down the path, never parsed again (jsontext.Positions)
+            from gengpu.loading import jsontext
+
+            self.positions = self.positions or jsontext.Positions(self.text)
+            return self.positions.position(tuple(path), key)
         node, key_node, found_key = self.node, None, None
         for part in tuple(path):
             child = _child(node, part)
@@ -362,7 +363,7 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
 def decode(raw: bytes, file: str, limit: int | None = None) -> tuple[str | None, list[Finding]]:
     """Text of a YAML file: UTF-8, or UTF-16/32 with a byte-order mark, as YAML allows (limit: its largest size,
     the reading module's MAX_BYTES unless the caller reads a kind of file allowed more)."""
-    if len(raw) > (reading.MAX_BYTES if limit is None else limit):
+    if len(raw) > (reading.max_bytes() if limit is None else limit):
         return None, [too_large(file, len(raw), limit)]
     encoding, body = "utf-8", raw
     for bom, name in _BOMS:

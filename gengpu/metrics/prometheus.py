@@ -1,14 +1,16 @@
 """The one place gengpu talks to Prometheus: instant queries over the HTTP API (/api/v1/query), which Thanos,
 Mimir, Cortex and VictoriaMetrics answer the same way. Read-only and bounded: each answer must arrive whole within
 GENGPU_PROMETHEUS_TIMEOUT (a server that trickles its answer is cut off, not waited on read after read), all of a
-command's queries within GENGPU_PROMETHEUS_DEADLINE, one try each (no retries), and each answer under a size
-limit; every failure is a UsageError naming the server and what to do.
+command's queries within GENGPU_PROMETHEUS_DEADLINE, a 429 or 503 asked again after its Retry-After (three tries,
+within the same limits), and each answer under a size limit and parsed once (a key twice or nesting no answer has
+is refused); every failure is a UsageError naming the server and what to do, the server's own words escaped.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import ssl
 import time
 import urllib.error
 import urllib.parse
@@ -16,11 +18,14 @@ import urllib.request
 
 from gengpu import settings
 from gengpu.findings import UsageError
+from gengpu.loading import jsontext
+from gengpu.reporting.safe import shown
 
 MAX_ANSWER = 64 * 1024 * 1024
 TIMEOUT = 60.0  # seconds for one whole answer (GENGPU_PROMETHEUS_TIMEOUT)
 DEADLINE = 600.0  # seconds for all of a command's queries (GENGPU_PROMETHEUS_DEADLINE)
 CHUNK = 64 * 1024
+RETRIES = 3  # tries of one query answered 429 or 503
 TOKEN_ENV = "GENGPU_PROMETHEUS_TOKEN"  # a bearer token, for a server behind an authenticating proxy
 
 
@@ -56,31 +61,32 @@ class Prometheus:
             raise UsageError(self._past_deadline())
         # this answer's own limit, and never past the command's
         until = min(now + self.timeout, self.deadline)
-        try:
-            with urllib.request.urlopen(request, timeout=until - now) as response:
-                raw = _read_by(response, until, self.url)
-        except urllib.error.HTTPError as e:
-            raw = e.read(MAX_ANSWER + 1)
-            answer = _json(raw)
-            if isinstance(answer, dict) and answer.get("error"):
-                raise UsageError(f"Prometheus at {self.url} refused a query ({e.code} {answer.get('errorType', '')}):"
-                                 f" {answer['error']}") from None
-            raise UsageError(f"Prometheus at {self.url} answered HTTP {e.code} {e.reason}: is this the server's "
-                             "base URL (the one whose /api/v1/query answers)?") from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as e:
-            reason = getattr(e, "reason", e)
-            if isinstance(reason, TimeoutError):
-                if until >= self.deadline:  # the run's limit, not the answer's, ran out
-                    raise UsageError(self._past_deadline()) from None
-                raise UsageError(f"Prometheus at {self.url} did not answer a query whole within {self.timeout:g} s "
-                                 "(GENGPU_PROMETHEUS_TIMEOUT sets the limit); a query over a long window may need "
-                                 "more, or a narrower --since") from None
-            raise UsageError(f"cannot reach Prometheus at {self.url}: {reason}") from None
+        for attempt in range(RETRIES):
+            try:
+                with urllib.request.urlopen(request, timeout=max(0.001, until - time.monotonic())) as response:
+                    raw = _read_by(response, until, self.url)
+                break
+            except urllib.error.HTTPError as e:
+                if e.code in (429, 503) and attempt < RETRIES - 1 and time.monotonic() < until - 1:
+                    wait = settings.retry_after(e.headers.get("Retry-After"), attempt,
+                                                max(0.0, until - time.monotonic() - 1))
+                    e.close()
+                    time.sleep(wait)
+                    continue
+                self._refused(e)
+            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as e:
+                self._unreached(e, until)
         self.answered += len(raw)
         if len(raw) > MAX_ANSWER:
             raise UsageError(f"Prometheus at {self.url} answered more than {MAX_ANSWER // (1024 * 1024)} MiB to one "
                              "query; narrow the window (--since) or check fewer pools at once")
-        answer = _json(raw)
+        try:
+            answer = jsontext.parse(raw)
+        except jsontext.JsonRefused as exc:
+            if str(exc).startswith("not JSON"):  # (a login page, a proxy's error: not a Prometheus at all)
+                answer = None
+            else:
+                raise UsageError(f"{self.url}/api/v1/query did not answer JSON gengpu reads: {exc}") from None
         if not isinstance(answer, dict) or answer.get("status") != "success" or not isinstance(answer.get("data"), dict):
             raise UsageError(f"{self.url}/api/v1/query did not answer as Prometheus does (no status: success); is it "
                              "a Prometheus-compatible server?")
@@ -94,6 +100,40 @@ class Prometheus:
             if isinstance(row, dict) and isinstance(row.get("metric"), dict):
                 out.append(({str(k): str(v) for k, v in row["metric"].items()}, _value(row.get("value"))))
         return out
+
+    def _refused(self, e: urllib.error.HTTPError):
+        raw = e.read(MAX_ANSWER + 1)
+        answer = _json(raw)
+        if isinstance(answer, dict) and answer.get("error"):
+            raise UsageError(f"Prometheus at {self.url} refused a query ({e.code} "
+                             f"{shown(str(answer.get('errorType', '')))}): {shown(str(answer['error']))}") from None
+        if e.code in (401, 403):
+            raise UsageError(f"Prometheus at {self.url} answered HTTP {e.code} {shown(str(e.reason))}: it wants "
+                             f"credentials gengpu was not given or refused them; set {TOKEN_ENV} to a bearer token "
+                             "the server (or its proxy) accepts") from None
+        if e.code in (429, 503):
+            raise UsageError(f"Prometheus at {self.url} answered HTTP {e.code} {shown(str(e.reason))} on {RETRIES} "
+                             "tries: it is overloaded or limiting this client; try again later or with a narrower "
+                             "--since") from None
+        raise UsageError(f"Prometheus at {self.url} answered HTTP {e.code} {shown(str(e.reason))}: is this the "
+                         "server's base URL (the one whose /api/v1/query answers)?") from None
+
+    def _unreached(self, e: Exception, until: float):
+        reason = getattr(e, "reason", e)
+        if isinstance(reason, TimeoutError):
+            if until >= self.deadline:  # the run's limit, not the answer's, ran out
+                raise UsageError(self._past_deadline()) from None
+            raise UsageError(f"Prometheus at {self.url} did not answer a query whole within {self.timeout:g} s "
+                             "(GENGPU_PROMETHEUS_TIMEOUT sets the limit); a query over a long window may need "
+                             "more, or a narrower --since") from None
+        if isinstance(reason, ssl.SSLCertVerificationError):
+            raise UsageError(f"TLS with Prometheus at {self.url} failed: its certificate is not one this machine "
+                             f"trusts ({shown(str(reason.verify_message or reason)[:300])}); give the CA through "
+                             "SSL_CERT_FILE") from None
+        if isinstance(reason, ssl.SSLError):
+            raise UsageError(f"TLS with Prometheus at {self.url} failed: the handshake did not complete "
+                             f"({shown(str(reason)[:300])})") from None
+        raise UsageError(f"cannot reach Prometheus at {self.url}: {shown(str(reason)[:300])}") from None
 
 
 def _read_by(response, until: float, url: str) -> bytes:

@@ -11,6 +11,7 @@ engine-activity ratio in 0..1; the node is `Hostname` (`hostname` in later relea
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -137,13 +138,32 @@ class Usage:
 
 
 def _number(text: str):
-    return (0, int(text), "") if text.isdigit() else (1, 0, text)
+    return (0, int(text), "") if text.isdecimal() else (1, 0, text)
 
 
 # --- PromQL ---------------------------------------------------------------------------------------------------------
 
 STAT_LABEL = "gengpu_stat"
 _MATCHER = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"\s*(?:,|$)')
+
+
+class BadRegex(ValueError):
+    """A matcher's regex that RE2 (Prometheus's syntax) refuses."""
+
+
+@functools.lru_cache(maxsize=64)
+def _regex(pattern: str):
+    """The matcher's regex as Prometheus runs it: RE2 (linear time, so `(a+)+` cannot hang; no backreferences or
+    lookaround), anchored at both ends by fullmatch."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False  # (the reason is ours to tell, not a line on stderr)
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as exc:
+        why = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise BadRegex(f"{why} (Prometheus's regexes are RE2: no backreferences or lookaround)") from None
 
 
 def parse_match(text: str) -> tuple[tuple[str, str, str], ...]:
@@ -155,6 +175,11 @@ def parse_match(text: str) -> tuple[tuple[str, str, str], ...]:
         if not m or m.end() == pos:
             raise ValueError(text)
         out.append((m.group(1), m.group(2), re.sub(r"\\(.)", r"\1", m.group(3))))
+        if m.group(2) in ("=~", "!~"):
+            try:
+                _regex(out[-1][2])
+            except BadRegex as exc:
+                raise BadRegex(f"the regex of {m.group(1)}{m.group(2)} is not one Prometheus runs: {exc}") from None
         pos = m.end()
     if not out:
         raise ValueError(text)
@@ -165,7 +190,7 @@ def matches(labels: dict, matchers) -> bool:
     """A series' labels against the matchers, as Prometheus judges them (regexes anchored)."""
     for key, op, value in matchers:
         have = labels.get(key, "")
-        ok = have == value if op in ("=", "!=") else re.fullmatch(value, have) is not None
+        ok = have == value if op in ("=", "!=") else _regex(value).fullmatch(have) is not None
         if ok != (op in ("=", "=~")):
             return False
     return True

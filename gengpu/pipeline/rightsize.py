@@ -15,6 +15,7 @@ from gengpu.findings import Finding, UsageError, display, sort_findings
 from gengpu.loading.reading import read_bytes
 from gengpu.pipeline.profiles import DEFAULT_OVERLAYS, Source, load_profiles, profile_files
 from gengpu.pipeline.state import cluster_profile, load_snapshot
+from gengpu.reporting.safe import shown as shown_text
 
 if TYPE_CHECKING:
     from gengpu.model import NodePool, Profile
@@ -46,8 +47,10 @@ def rightsize(paths: list[str], snapshot: str | None, context: str | None, prome
         raise UsageError(f"--since {since!r}: give a Prometheus duration such as 24h, 7d or 2w") from None
     try:
         matchers = usage.parse_match(match) if match is not None else ()
+    except usage.BadRegex as exc:
+        raise UsageError(f"--match '{shown_text(match)}': {exc}") from None
     except ValueError:
-        raise UsageError(f"--match {match!r}: give PromQL label matchers, e.g. 'cluster=\"prod\"' or "
+        raise UsageError(f"--match '{shown_text(match)}': give PromQL label matchers, e.g. 'cluster=\"prod\"' or "
                          "'cluster=\"prod\",region=~\"eu-.*\"'") from None
     loaded = load_profiles(profile_files(paths), out_dir)
     findings = [f for f in loaded.findings if f.is_error]
@@ -85,7 +88,8 @@ def rightsize(paths: list[str], snapshot: str | None, context: str | None, prome
         pool_usage = sizing.PoolUsage(profile, doc, pool, members, devices, since, shown, spot)
         rec = sizing.recommend(pool_usage, min_hours, gone={
             node: why_not[node] for node, models in gone.items()
-            if node not in joined and (pool.gpu_id in models or None in models)})
+            if node not in joined and (pool.gpu_id in models or None in models)},
+            doubt=_doubt(pool, [n.name for n in nodes if n.pool is pool], came_back, devices))
         if came_back:
             rec.evidence["nodesJoined"] = {node: j.how for node, j in came_back.items()}
         recommendations.append(rec)
@@ -152,7 +156,7 @@ def _join(source, profile, gone: dict[str, set], since: str, at: float) -> tuple
     Karpenter's node metrics, node labels on the exporter's series), and why each other one could not be placed. A
     node whose pool label had two values in the window (a name reused) or names a pool of another GPU model stays
     unjoined."""
-    from gengpu.live.pools import pool_by_labels, pool_label_keys
+    from gengpu.live.pools import pool_label_keys, pools_by_labels
 
     if not gone:
         return {}, {}
@@ -166,7 +170,13 @@ def _join(source, profile, gone: dict[str, set], since: str, at: float) -> tuple
             why_not[node] = f"{key}={'|'.join(changed[key])} in the window (two nodes had the name)"
             continue
         labels = found.of(node)
-        pool, how = pool_by_labels(profile, labels)
+        named = pools_by_labels(profile, labels)
+        if len(named) > 1:
+            # which source to believe is not gengpu's to pick: the node's figures would size the wrong pool
+            why_not[node] = (f"its labels name {len(named)} pools ({'; '.join(how for _, how in named)}, from "
+                             f"{', '.join(sorted(found.told_by.get(node, ())))})")
+            continue
+        pool, how = named[0] if named else (None, "")
         if pool is not None and (pool.gpu_id in models or None in models):
             out[node] = Joined(pool, f"{how} ({', '.join(sorted(found.told_by.get(node, ())))})", labels)
         elif pool is not None:
@@ -175,6 +185,27 @@ def _join(source, profile, gone: dict[str, set], since: str, at: float) -> tuple
             why_not[node] = ("no pool label in kube_node_labels, karpenter_nodes_allocatable or the exporter's "
                              "series")
     return out, why_not
+
+
+def _doubt(pool, present: list[str], came_back: dict, devices: list) -> str | None:
+    """Why the nodes joined back into a pool by their series' labels make its figures untrustworthy, or None: more
+    of them than the pool has now, or more nodes or GPUs than its limits allow. Labels in a metrics backend are
+    anyone's to write; a join that changes what a pool is has to be looked at, not priced."""
+    if not came_back:
+        return None
+    first = next(iter(came_back))
+    seen = f"(e.g. {first}: {came_back[first].how})"
+    if len(came_back) > len(present):
+        return (f"{len(came_back)} node(s) that left the cluster joined this pool by their series' labels {seen}, more "
+                f"than the {len(present)} it has now: nothing is proposed until their labels are checked")
+    limits = {k: v for k, v in pool.limits.items() if k in ("nodes", "gpus") and isinstance(v, int)}
+    gpus = len({(d.node, d.uuid or d.gpu) for d in devices})  # (a MIG device's series carry its GPU's)
+    for what, count in (("nodes", len(present) + len(came_back)), ("gpus", gpus)):
+        if what in limits and count > limits[what]:
+            return (f"{len(came_back)} node(s) that left the cluster joined this pool by their series' labels {seen}: "
+                    f"{count} {what[:-1].upper() if what == 'gpus' else 'node'}s in the window, above its limits.{what}"
+                    f" {limits[what]}; nothing is proposed until their labels are checked")
+    return None
 
 
 def _unjoined(reported: dict, pool_of: dict, snapshot: str, profile: str, shown: str) -> list[Finding]:

@@ -20,15 +20,15 @@ def load_snapshot(snapshot: str | None, context: str | None, profiles: list, pro
         if snapshot == "-":
             from gengpu.loading import reading
 
-            raw = sys.stdin.buffer.read(reading.SNAPSHOT_MAX_BYTES + 1)
-            errors = [reading.too_large(shown, len(raw), reading.SNAPSHOT_MAX_BYTES)] \
-                if len(raw) > reading.SNAPSHOT_MAX_BYTES else []
+            limit = reading.snapshot_max_bytes()
+            raw = sys.stdin.buffer.read(limit + 1)
+            errors = [reading.too_large(shown, len(raw), limit)] if len(raw) > limit else []
         else:
             if not Path(snapshot).exists():
                 raise UsageError(f"{shown}: no such file")
             from gengpu.loading import reading
 
-            raw, errors = read_bytes(Path(snapshot), shown, reading.SNAPSHOT_MAX_BYTES)
+            raw, errors = read_bytes(Path(snapshot), shown, reading.snapshot_max_bytes())
         snap, more = snapshots.load(raw, shown) if raw is not None and not errors else (None, errors)
         findings += more
     else:

@@ -227,5 +227,5 @@ def json_pointer(text: str) -> tuple:
     parts = []
     for raw in text.strip("/").split("/") if text.strip("/") else []:
         part = raw.replace("~1", "/").replace("~0", "~")
-        parts.append(int(part) if part.isdigit() else part)
+        parts.append(int(part) if part.isdecimal() else part)
     return tuple(parts)

@@ -80,20 +80,22 @@ def text(recommendations, queries: int = 0) -> str:
 
 
 def _md(text: str) -> str:
-    """Text from outside in a pull-request comment: visible escapes, and no HTML or table syntax of its own."""
-    import html
+    """Text from outside (node, pod and label values) in a pull-request comment: nothing in it links, mentions, forms
+    HTML or table cells."""
+    from gengpu.reporting import safe
 
-    return html.escape(shown(text), quote=False).replace("|", "\\|")
+    return safe.markdown(text)
 
 
 def markdown(recommendations, queries: int = 0) -> str:
     out = ["## gengpu rightsize", "", "| pool | verdict | now | proposed | monthly |", "|---|---|---|---|---|"]
     for rec in recommendations:
         proposed = _sharing(rec.proposed["sharing"]) if rec.proposed else "-"
-        out.append(f"| {rec.profile}/{rec.pool} | {VERDICT[rec.verdict]} | {_sharing(rec.current['sharing'])} | "
-                   f"{proposed} | {money(rec.monthly_delta) if rec.proposed else '-'} |")
+        out.append(f"| {_md(rec.profile)}/{_md(rec.pool)} | {VERDICT[rec.verdict]} | "
+                   f"{_md(_sharing(rec.current['sharing']))} | {_md(proposed)} | "
+                   f"{money(rec.monthly_delta) if rec.proposed else '-'} |")
     for rec in recommendations:
-        out += ["", f"<details><summary>{rec.profile}/{rec.pool}: {_md(rec.reason)}</summary>", ""]
+        out += ["", f"<details><summary>{_md(rec.profile)}/{_md(rec.pool)}: {_md(rec.reason)}</summary>", ""]
         if rec.evidence:
             out.append(f"Rests on {_md(_rests_on(rec))}.")
             out.append("")

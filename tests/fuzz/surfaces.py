@@ -274,7 +274,8 @@ def _rightsize(number: int, work: Path, out: Outcome) -> None:
 
 
 def _serve(answer):
-    """A local HTTP server whose every GET or POST is answered by answer(path) -> (status, body bytes)."""
+    """A local HTTP server whose every GET or POST is answered by answer(path) -> (status, body bytes[, reason
+    phrase, headers])."""
     import http.server
     import threading
 
@@ -283,10 +284,13 @@ def _serve(answer):
             length = int(self.headers.get("Content-Length") or 0)
             if length:
                 self.rfile.read(length)
-            status, body = answer(self.path)
-            self.send_response(status)
+            status, body, *more = answer(self.path)
+            reason, headers = (more + [None, ()])[:2] if more else (None, ())
+            self.send_response(status, reason)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
+            for key, value in headers:
+                self.send_header(key, value)
             self.end_headers()
             self.wfile.write(body)
 
@@ -302,7 +306,19 @@ def _serve(answer):
 
 
 def _hostile_json(rng: random.Random, good: dict) -> tuple[int, bytes]:
-    how = rng.choice(["mutated", "mutated", "mutated", "shape", "status", "bytes", "deep", "continue"])
+    how = rng.choice(["mutated", "mutated", "mutated", "shape", "status", "bytes", "deep", "continue", "twice",
+                      "reason", "throttled", "surrogate"])
+    if how == "twice":  # a key given twice (issue 50: read last-wins silently before)
+        text = json.dumps(good)
+        return 200, text.replace('"items": ', '"items": [], "items": ', 1).encode()
+    if how == "reason":  # escape codes and a forged line in the reason phrase
+        return rng.choice([500, 502, 403]), b"{}", rng.choice(["Oops\x1b]0;pwned\x07", "x\r\ngengpu: no findings",
+                                                                 "\u202eevil"]), ()
+    if how == "throttled":
+        return rng.choice([429, 503]), b"{}", None, [("Retry-After", rng.choice(["0", "1", "-5", "soon", "1e9"]))]
+    if how == "surrogate":  # a lone surrogate in a name, as JSON lets through
+        text = json.dumps(good)
+        return 200, text.replace('"name": "', '"name": "\\udc80', 1).encode()
     if how == "mutated":
         data = json.loads(json.dumps(good))
         for _ in range(rng.choice([1, 2, 4])):
@@ -318,7 +334,8 @@ def _hostile_json(rng: random.Random, good: dict) -> tuple[int, bytes]:
     if how == "bytes":
         return 200, bytes(rng.randrange(256) for _ in range(rng.choice([0, 1, 64])))
     if how == "deep":
-        return 200, b'{"items": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+        depth = rng.choice([5000, 200_000])
+        return 200, b'{"items": ' + b"[" * depth + b"]" * depth + b"}"
     token = f"t{rng.randrange(10 ** 9)}"  # a continue token that never ends the list
     return 200, json.dumps({**good, "metadata": {"continue": token}}).encode()
 
@@ -353,6 +370,7 @@ def _answers(number: int, work: Path, out: Outcome) -> None:
                 os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
         if _code(out, "check --context (hostile API server)", result) in (0, 1):
             json.loads(result.stdout)
+        _escaped(out, "check --context (hostile API server)", result)
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -378,14 +396,25 @@ def _answers(number: int, work: Path, out: Outcome) -> None:
 
     httpd = _serve(prometheus)
     try:
+        match = rng.choice([[], [], ["--match", 'Hostname=~"(a+)+"'], ["--match", 'gpu=~"["'],
+                            ["--match", 'gpu=~"(?<x>0)"'], ["--match", 'gpu!~"a(?=b)"'], ["--match", "gpu=\"²\""]])
+        fmt = rng.choice(["json", "markdown"])
         result = _invoke(["rightsize", "gke-a100.yaml", "--snapshot", "snap.yaml", "--prometheus",
                           f"http://127.0.0.1:{httpd.server_address[1]}", "--since", "1d", "--min-hours", "0",
-                          "--output", "json"], work)
-        if _code(out, "rightsize --prometheus (hostile server)", result) in (0, 1):
+                          "--output", fmt, *match], work)
+        if _code(out, "rightsize --prometheus (hostile server)", result) in (0, 1) and fmt == "json":
             json.loads(result.stdout)
+        _escaped(out, "rightsize --prometheus (hostile server)", result)
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def _escaped(out: Outcome, command: str, result) -> None:
+    """Nothing a hostile server wrote reaches the terminal raw: no escape, bell or bidirectional override."""
+    raw = [ch for ch in "\x1b\x07\u202e" if ch in result.output]
+    if raw:
+        out.internal += f"{command}: a raw {raw[0]!r} from the server reached the output"
 
 
 def run(number: int, workdir: Path) -> Outcome:

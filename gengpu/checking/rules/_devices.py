@@ -91,7 +91,7 @@ def _causes(node, cluster) -> list[tuple[str, str]]:
     gpus = node.gpus
     count = node.labels.get(COUNT)
     single_mig = pool.sharing.mode == "mig" and pool.sharing.mig is not None and pool.sharing.mig.strategy == "single"
-    if count and count.isdigit() and gpus and int(count) < gpus and not single_mig \
+    if count and count.isdecimal() and gpus and int(count) < gpus and not single_mig \
             and "-MIG-" not in node.labels.get(PRODUCT, ""):
         out.append(("node-gpus-missing", f"GPU Feature Discovery counts {COUNT}={count} (the GPUs the driver sees), "
                     f"the pool's nodes have {gpus} GPU(s): {gpus - int(count)} not visible to the driver (fallen off "

@@ -14,7 +14,7 @@ def _values(req) -> list[str]:
 def check(subject, ctx=None):
     reqs = [(i, r) for i, r in requirements(subject.data) if r.get("operator") == "In" and _values(r)]
     names = {v for i, r in reqs if r.get("key") == GPU_NAME for v in _values(r)}
-    counts = {int(v) for i, r in reqs if r.get("key") == GPU_COUNT for v in _values(r) if v.isdigit()}
+    counts = {int(v) for i, r in reqs if r.get("key") == GPU_COUNT for v in _values(r) if v.isdecimal()}
     for i, req in reqs:
         if req.get("key") not in TYPES:
             continue

@@ -13,7 +13,7 @@ def check(node, cluster):
     resources = {p: n for p, n in resources.items() if n}  # a profile left at 0 is an old name the kubelet keeps
     if not labels or not resources:
         return  # GFD's per-profile labels or the node's MIG resources not in the snapshot: nothing to compare
-    said = {p: int(v) for p, v in labels.items() if str(v).isdigit() and int(v) > 0}
+    said = {p: int(v) for p, v in labels.items() if str(v).isdecimal() and int(v) > 0}
     if said == resources:
         return
     only_labels = sorted(set(said) - set(resources))

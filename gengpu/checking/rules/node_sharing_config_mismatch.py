@@ -4,6 +4,7 @@ from gengpu.compiling.nodes import DEVICE_PLUGIN_LABEL
 from gengpu.compiling.sharing import DEVICE_PLUGIN_CONFIGMAP, device_plugin_config
 
 STRATEGY = {"time-slicing": "time-slicing", "mps": "mps"}
+UNREADABLE = object()  # a config key that is not YAML any parser reads
 
 
 def _config_keys(cluster) -> tuple[str, set[str]] | None:
@@ -36,11 +37,13 @@ def _running(cluster, label: str | None) -> tuple[str, str, dict] | None:
         text = cm.text("data", key)
         try:
             memo[key] = yaml.safe_load(text) if text is not None else None
-        except yaml.YAMLError:
-            memo[key] = None
+        except (yaml.YAMLError, RecursionError):  # (nested past any parser's depth: the plugin cannot read it either)
+            memo[key] = UNREADABLE
     config = memo[key]
     if config is None:
         return None
+    if config is UNREADABLE:
+        return name, key, None
     sharing = config.get("sharing") if isinstance(config, dict) else None
     for mode, block in (sharing.items() if isinstance(sharing, dict) else ()):
         if mode in ("timeSlicing", "mps") and isinstance(block, dict):
@@ -76,7 +79,11 @@ def check(node, cluster):
                       "does not exist'", "name")
     s = pool.sharing
     running = _running(cluster, label)
-    if running is not None and s.mode != "mig":
+    if running is not None and running[2] is None:
+        yield at_pool(node, f"runs config {running[1]} of ConfigMap {running[0]}, which is not YAML the device plugin "
+                      "reads (a syntax error, or nesting deeper than any parser takes): its config-manager stops",
+                      "sharing")
+    elif running is not None and s.mode != "mig":
         name, key, has = running
         wanted = {"mode": s.mode if s.mode in STRATEGY else "none", "replicas": s.replicas if s.mode in STRATEGY
                   else None, "rename": bool(s.rename_by_default) if s.mode in STRATEGY else False}

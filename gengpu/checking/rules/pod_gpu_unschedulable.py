@@ -10,7 +10,7 @@ def _asks(pod) -> dict[str, int]:
             resources = c.get("resources") if isinstance(c, dict) else None
             limits = resources.get("limits") if isinstance(resources, dict) else None
             for k, v in (limits.items() if isinstance(limits, dict) else ()):
-                if str(k).startswith(GPU_PREFIXES) and str(v).isdigit():
+                if str(k).startswith(GPU_PREFIXES) and str(v).isdecimal():
                     out[str(k)] = max(out.get(str(k), 0), int(v))
     return out
 
@@ -19,7 +19,7 @@ def check(cluster, ctx=None):
     offered: dict[str, int] = {}
     for node in cluster.snapshot.nodes:
         for k, v in node.mapping("status", "allocatable").items():
-            if str(v).isdigit():
+            if str(v).isdecimal():
                 offered[str(k)] = max(offered.get(str(k), 0), int(v))
     for pod in cluster.snapshot.pods:
         if pod.text("status", "phase") != "Pending":

@@ -20,7 +20,7 @@ def check(subject, ctx=None):
             if not found:
                 continue
             value = found.group(3) if found.group(2) else (str(args[j + 1]) if j + 1 < len(args) else "")
-            if value.isdigit() and int(value) > 1:
+            if value.isdecimal() and int(value) > 1:
                 yield Hit(("servingEngineSpec", "modelSpec", i, "vllmConfig", "extraArgs", j),
                           f"{subject.label}: modelSpec {spec.get('name', i)} passes {arg} {'' if found.group(2) else value}"
                           .rstrip() + " through extraArgs; the chart mounts a memory-backed /dev/shm only when "

@@ -1,0 +1,160 @@
+"""GETs to a Kubernetes API server, the one client discipline for its answers: each answer whole within its time
+however slowly it trickles, under a size limit, parsed once; a 429 or 503 asked again after its Retry-After; TLS,
+login and RBAC failures named as such, the server's words escaped (reason())."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from gengpu.findings import UsageError
+from gengpu.reporting.safe import shown
+
+RETRIES = 3  # tries of a request the server answers 429 or 503
+MAX_ANSWER = 256 * 1024 * 1024  # bytes of one answer (GENGPU_MAX_ANSWER_BYTES): a page of 500 pods is a few MiB
+CHUNK = 64 * 1024
+
+
+class Api:
+    """GETs to the API server of a kubeconfig context: the kubernetes client's kubeconfig loading (auth plugins,
+    client certificates, proxies, TLS) and its urllib3 pool, without its generated API classes and models, whose
+    import alone took longer than reading 1,000 nodes. An answer other than 2xx raises the client's ApiException."""
+
+    def __init__(self, context: str | None):
+        import os
+
+        try:
+            from kubernetes.client import rest
+            from kubernetes.client.configuration import Configuration
+            from kubernetes.config import kube_config
+            from kubernetes.config.config_exception import ConfigException
+        except ImportError as exc:  # pragma: no cover - a dependency of gengpu
+            raise UsageError(f"the kubernetes Python client is missing ({exc}); reinstall gengpu") from exc
+        try:
+            # KUBECONFIG as this process sees it (the client reads it once, when first imported); ':' lists merge
+            settings = Configuration()
+            kube_config.load_kube_config(config_file=os.environ.get("KUBECONFIG") or None, context=context,
+                                         client_configuration=settings, persist_config=False)
+            # one try per request, each bounded by its time: urllib3's default of three retries made an API server
+            # that accepts and never answers take four timeouts to fail
+            settings.retries = False
+            self.rest = rest.RESTClientObject(settings)
+        except (ConfigException, OSError, ValueError, TypeError) as exc:
+            where = f"context {context!r}" if context else "the current context"
+            raise UsageError(f"cannot use {where} of the kubeconfig: {exc}") from None
+        self.settings = settings
+        if not settings.verify_ssl:
+            import urllib3
+
+            # the kubeconfig asks for it (insecure-skip-tls-verify): said once here, not on every request
+            urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
+            sys.stderr.write("gengpu: warning: the kubeconfig turns TLS verification off for this cluster\n")
+
+    def get(self, path: str, query: dict, timeout: float) -> dict:
+        """One GET's JSON: the whole answer within `timeout` (however steadily the server trickles it), under
+        MAX_ANSWER bytes, parsed once (a key twice or nesting past any object's is refused); a 429 or 503 asked
+        again after its Retry-After, within the same time."""
+        from urllib.parse import urlencode
+
+        from kubernetes.client.exceptions import ApiException
+
+        from gengpu import settings
+        from gengpu.loading import jsontext
+
+        # an exec or OIDC credential refreshes here, as the client's ApiClient does before each request
+        headers = {"Accept": "application/json", "User-Agent": "gengpu"}
+        for auth in self.settings.auth_settings().values():
+            if auth.get("in") == "header" and auth.get("value"):
+                headers[auth["key"]] = auth["value"]
+        url = self.settings.host.rstrip("/") + path + (f"?{urlencode(query)}" if query else "")
+        until = time.monotonic() + timeout
+        limit = settings.byte_count("GENGPU_MAX_ANSWER_BYTES", MAX_ANSWER)
+        for attempt in range(RETRIES):
+            left = until - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no whole answer to {path} within {timeout:g} s")
+            answer = self.rest.request("GET", url, headers=headers, _request_timeout=left)
+            response = answer.response  # (urllib3's, its body not read yet)
+            if answer.status in (429, 503) and attempt < RETRIES - 1:
+                response.close()  # (its body unread: the connection is not reused)
+                time.sleep(settings.retry_after(response.headers.get("Retry-After"), attempt,
+                                                max(0.0, until - time.monotonic() - 1)))
+                continue
+            try:
+                data = _read_whole(response, until, limit, path)
+            except BaseException:
+                response.close()  # (read in part: the connection is not reused)
+                raise
+            response.release_conn()
+            if not 200 <= answer.status <= 299:
+                raise ApiException(status=answer.status, reason=answer.reason)
+            try:
+                return jsontext.parse(data)
+            except jsontext.JsonRefused as exc:
+                raise ApiException(status=answer.status, reason=f"the answer is not JSON gengpu reads: {exc}") from None
+        raise ApiException(status=answer.status, reason=answer.reason)  # (not reached: the last try returns)
+
+    def close(self) -> None:
+        self.rest.close()
+
+
+def _read_whole(response, until: float, limit: int, path: str) -> bytes:
+    """The body as it comes, chunk by chunk, cut off at `until` (each read's socket timeout is what is left, so a
+    server that sends a byte at a time is not waited on read after read) and at `limit` bytes."""
+    parts, size = [], 0
+    while True:
+        left = until - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"the answer to {path} did not arrive whole in time ({size} bytes so far)")
+        # (the socket goes once the body has been read: an HTTP/1.0 server closes it)
+        sock = getattr(getattr(getattr(getattr(response, "_fp", None), "fp", None), "raw", None), "_sock", None)
+        if sock is not None and sock.fileno() != -1:
+            sock.settimeout(left)
+        try:
+            chunk = response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
+        except Exception as exc:  # noqa: BLE001  (urllib3's ReadTimeoutError when what was left ran out)
+            if "timed out" in str(exc).lower() or isinstance(exc, TimeoutError):
+                raise TimeoutError(f"the answer to {path} did not arrive whole in time ({size} bytes so far)") \
+                    from None
+            raise
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            shown_limit = f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
+            raise UsageError(f"the API server's answer to {path} is over {shown_limit} (GENGPU_MAX_ANSWER_BYTES sets "
+                             "the limit); no page of objects is that large")
+
+
+def tls_failure(exc) -> str | None:
+    """What a TLS failure was, where the client's exception is one (the client says 'SSLError' and its details)."""
+    reason = str(getattr(exc, "reason", "") or "")
+    if getattr(exc, "status", None) == 0 and reason.startswith("SSLError"):
+        detail = reason.split("\n", 1)[1] if "\n" in reason else reason
+        cause = "its certificate is not one the kubeconfig's certificate-authority signed" \
+            if "CERTIFICATE_VERIFY_FAILED" in detail else "the TLS handshake failed"
+        return f"TLS with the API server failed: {cause} ({shown(detail[:300])})"
+    return None
+
+
+def reason(exc) -> str:
+    status = getattr(exc, "status", None)
+    tls = tls_failure(exc)
+    if tls:
+        return tls
+    if status == 401:
+        return "credentials rejected (401: the token or certificate of the kubeconfig is expired or wrong; log in again)"
+    if status == 403:
+        return "forbidden (RBAC)"
+    if status == 410:
+        return "the list expired twice while it was read (410 Gone); try again"
+    if status == 404:
+        return "not served (its CRD is not installed)"
+    if status == 429:
+        return "throttled (429 Too Many Requests, asked again after its Retry-After): the API server is busy; try later"
+    if status == 503:
+        return "unavailable (503, asked again after its Retry-After): the API server is overloaded or restarting"
+    if status:
+        return shown(f"HTTP {status} {getattr(exc, 'reason', '') or ''}".strip()[:300])
+    return shown((str(getattr(exc, "reason", None) or exc).splitlines() or [""])[0][:200])

@@ -1,0 +1,100 @@
+"""JSON from outside (an API server's answer, a snapshot file), parsed once and refused with a reason: a key given
+twice (which JSON parsers resolve differently; gengpu's YAML reading refuses it too) and nesting deeper than any
+Kubernetes object or Prometheus answer has."""
+
+from __future__ import annotations
+
+import json
+
+
+class JsonRefused(ValueError):
+    """Why an answer or file is not JSON gengpu reads."""
+
+
+def _unique(pairs: list) -> dict:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise JsonRefused(f"the key {key!r} is given twice in one object")
+    return data
+
+
+def parse(raw: bytes | str):
+    """The JSON value, or JsonRefused naming why not (not JSON, a duplicate key, nested too deep)."""
+    try:
+        return json.loads(raw, object_pairs_hook=_unique)
+    except JsonRefused:
+        raise
+    except RecursionError:
+        raise JsonRefused("it is nested deeper than any Kubernetes object or Prometheus answer") from None
+    except ValueError as exc:
+        raise JsonRefused(f"not JSON ({str(exc).splitlines()[0][:120]})") from None
+
+
+_SPACE = " \t\n\r"
+
+
+class Positions:
+    """Where values are in a JSON text that was already parsed (a large snapshot): found by walking the text down a
+    path, each container's children indexed once when first walked through (one pass over what the path crosses,
+    never a second parse of the whole file into a node tree)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.decoder = json.JSONDecoder()
+        self.children: dict[int, dict] = {}  # a container's offset -> key or index -> (key offset, value offset)
+
+    def _skip(self, at: int) -> int:
+        text = self.text
+        while at < len(text) and text[at] in _SPACE:
+            at += 1
+        return at
+
+    def _index(self, start: int) -> dict:
+        """The children of the object or array at `start`: key or index -> (key's offset, value's offset)."""
+        known = self.children.get(start)
+        if known is not None:
+            return known
+        text, out = self.text, {}
+        opening = text[start]
+        at = self._skip(start + 1)
+        i = 0
+        while at < len(text) and text[at] not in "]}":
+            if opening == "{":
+                key_at = at
+                key, at = json.decoder.scanstring(text, at + 1)
+                at = self._skip(at)
+                at = self._skip(at + 1)  # (the colon)
+            else:
+                key, key_at = i, at
+            value_at = at
+            _, at = self.decoder.raw_decode(text, value_at)
+            out.setdefault(key, (key_at, value_at))  # (a key twice was refused when the file was parsed)
+            i += 1
+            at = self._skip(at)
+            if at < len(text) and text[at] == ",":
+                at = self._skip(at + 1)
+        self.children[start] = out
+        return out
+
+    def offset(self, path, key: bool = False) -> int:
+        """The offset of the value at path, or of its key (key=True, or where the value is an object or array, as
+        a reader looks for a block's key); the nearest parent's when the path goes further than the text."""
+        at, key_at = self._skip(0), None
+        for part in tuple(path):
+            if at >= len(self.text) or self.text[at] not in "{[":
+                break
+            child = self._index(at).get(part)
+            if child is None or isinstance(part, bool) or (self.text[at] == "[") != isinstance(part, int):
+                break
+            key_at, at = child
+        if key_at is not None and (key or self.text[at] in "{["):
+            return key_at
+        return at
+
+    def position(self, path, key: bool = False) -> tuple[int, int]:
+        """1-based line and column of offset(path)."""
+        at = self.offset(path, key)
+        line = self.text.count("\n", 0, at) + 1
+        return line, at - (self.text.rfind("\n", 0, at) + 1) + 1

@@ -1,0 +1,416 @@
+"""Hostile answers, round 2 (issue 50): an API server that throttles, trickles, floods, nests or puts escape codes in
+its reason phrase, and the bad data and settings that used to end in gengpu's internal-error exit (3). Each case
+is told as what it is, bounded in time and memory, and escaped where it is shown. The fake server is plain HTTP
+in this process; TLS is tested against the real API server (test_live.py)."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+MPS = REPO / "profiles" / "eks-l4-mps.yaml"
+NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "l4-mps-0", "labels": {
+    "gengpu.dev/pool": "l4-mps", "nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "4"}},
+    "status": {"capacity": {"nvidia.com/gpu": "4"}, "allocatable": {"nvidia.com/gpu": "4"},
+               "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+class Fake:
+    """An API server answering every list with NODE (or nothing), or what `answer` says for the nodes' list."""
+
+    def __init__(self, answer):
+        self.answer, self.asked = answer, []
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):  # noqa: N802
+                fake.asked.append(self.path)
+                path = self.path.split("?")[0]
+                if path == "/api/v1/nodes":
+                    fake.answer(self, len([p for p in fake.asked if p.split("?")[0] == path]))
+                    return
+                body = json.dumps({"kind": "List", "items": [], "metadata": {}}).encode()
+                if "/configmaps/" in path:  # (gengpu's sharing ConfigMaps: not there)
+                    self.send(404, b'{"kind":"Status","code":404}')
+                    return
+                self.send(200, body)
+
+            def send(self, code, body, reason=None, headers=()):
+                self.send_response(code, reason)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def kubeconfig(self, path: Path) -> Path:
+        path.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "fake",
+            "clusters": [{"name": "fake", "cluster": {"server": f"http://127.0.0.1:{self.server.server_address[1]}"}}],
+            "users": [{"name": "fake", "user": {"token": "t"}}],
+            "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake"}}]}))
+        return path
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def nodes_page(handler, body=None):
+    handler.send(200, body or json.dumps({"kind": "NodeList", "items": [NODE], "metadata": {}}).encode())
+
+
+@pytest.fixture
+def check(run, tmp_path, monkeypatch):
+    fakes = []
+
+    def _check(answer, *more):
+        fake = Fake(answer)
+        fakes.append(fake)
+        monkeypatch.setenv("KUBECONFIG", str(fake.kubeconfig(tmp_path / "kubeconfig")))
+        shutil.copy(MPS, tmp_path / MPS.name)
+        started = time.monotonic()
+        result = run("check", MPS.name, "--context", "fake", "--output", "json", *more, cwd=tmp_path)
+        return result, fake, time.monotonic() - started
+
+    yield _check
+    for fake in fakes:
+        fake.close()
+
+
+def test_a_throttled_list_is_asked_again_after_retry_after(check):
+    def answer(handler, n):
+        if n == 1:
+            handler.send(429, b'{"kind":"Status","code":429}', headers=[("Retry-After", "1")])
+        else:
+            nodes_page(handler)
+
+    result, fake, took = check(answer)
+    assert result.exit_code == 0, result.output
+    assert [p.split("?")[0] for p in fake.asked].count("/api/v1/nodes") == 2 and took >= 1
+
+
+def test_a_server_that_keeps_throttling_is_told_as_throttling_not_rbac(check):
+    result, fake, _ = check(lambda h, n: h.send(429, b"{}", headers=[("Retry-After", "0")]))
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        "gengpu: error: cannot list nodes: throttled (429 Too Many Requests, asked again after its Retry-After): the "
+        "API server is busy; try later")
+    assert [p.split("?")[0] for p in fake.asked].count("/api/v1/nodes") == 3
+
+
+def test_an_answer_that_trickles_is_cut_off_at_the_request_timeout(check, monkeypatch):
+    """A byte every 50 ms, each read well within any socket timeout: the answer as a whole must arrive within the
+    request's time (1 s here), not wait read after read."""
+    body = json.dumps({"kind": "NodeList", "items": [NODE] * 50, "metadata": {}}).encode()
+
+    def answer(handler, n):
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        try:
+            for i in range(len(body)):
+                handler.wfile.write(body[i:i + 1])
+                handler.wfile.flush()
+                time.sleep(0.05)
+        except OSError:  # (gengpu hung up)
+            pass
+
+    monkeypatch.setattr("gengpu.live.kube.TIMEOUT", 1)
+    result, _, took = check(answer)
+    assert result.exit_code == 2 and took < 8, (took, result.output)
+    assert result.output.splitlines()[-1].startswith(
+        "gengpu: error: the API server of context 'fake' did not answer whole in time: the answer to /api/v1/nodes "
+        "did not arrive whole in time (")
+
+
+def test_an_answer_over_the_size_limit_is_refused(check, monkeypatch):
+    monkeypatch.setenv("GENGPU_MAX_ANSWER_BYTES", "4096")
+    body = json.dumps({"kind": "NodeList", "items": [NODE] * 40, "metadata": {}}).encode()
+    result, _, _ = check(lambda h, n: nodes_page(h, body))
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        "gengpu: error: the API server's answer to /api/v1/nodes is over 4096 bytes (GENGPU_MAX_ANSWER_BYTES sets the "
+        "limit); no page of objects is that large")
+
+
+@pytest.mark.parametrize("body, why", [
+    (b'{"kind": "NodeList", "items": ' + b"[" * 200_000 + b"]" * 200_000 + b"}",
+     "it is nested deeper than any Kubernetes object or Prometheus answer"),
+    (b'{"kind": "NodeList", "items": [], "items": [], "metadata": {}}', "the key 'items' is given twice in one object"),
+])
+def test_an_answer_that_is_not_json_gengpu_reads_is_told_as_such(check, body, why):
+    result, _, _ = check(lambda h, n: nodes_page(h, body))
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == f"gengpu: error: cannot list nodes: HTTP 200 the answer is not JSON " \
+                                             f"gengpu reads: {why}"
+
+
+def test_a_reason_phrase_with_escape_codes_is_shown_escaped(check):
+    result, _, _ = check(lambda h, n: h.send(500, b"{}", reason="Oops\x1b]0;pwned\x07"))
+    assert result.exit_code == 2
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert result.output.splitlines()[-1] == "gengpu: error: cannot list nodes: HTTP 500 Oops\\x1b]0;pwned\\x07"
+
+
+@pytest.mark.parametrize("name, value", [
+    ("GENGPU_MAX_SNAPSHOT_BYTES", "abc"), ("GENGPU_MAX_SNAPSHOT_BYTES", "-1"),
+    ("GENGPU_MAX_SNAPSHOT_BYTES", "9" * 30), ("GENGPU_MAX_FILE_BYTES", "1e9"), ("GENGPU_MAX_ANSWER_BYTES", "²"),
+])
+def test_a_bad_setting_is_a_clear_error(run, tmp_path, monkeypatch, name, value):
+    shutil.copy(MPS, tmp_path / MPS.name)
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [NODE]}))
+    monkeypatch.setenv(name, value)
+    if name == "GENGPU_MAX_ANSWER_BYTES":  # read when an API server is asked
+        from gengpu import settings
+
+        with pytest.raises(Exception) as raised:
+            settings.byte_count(name, 1024)
+        assert str(raised.value).startswith(f"{name}={value!r}: give a whole number of bytes from 1024 to ")
+        return
+    result = run("check", MPS.name, "--snapshot", "snap.yaml", cwd=tmp_path)
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines()[-1].startswith(f"gengpu: error: {name}={value!r}: give a whole number of bytes")
+
+
+def test_bad_data_in_a_snapshot_is_never_an_internal_error(run, tmp_path):
+    """A GPU count of '²' (a digit to str.isdigit, not to int), a lone surrogate in a node's name (JSON's \\udc80),
+    and a sharing config nested 20,000 deep: every format says what it found, none exits 3."""
+    node = json.loads(json.dumps(NODE))
+    node["metadata"]["name"] = "l4-mps-0\udc80"
+    node["metadata"]["labels"].update({"nvidia.com/gpu.count": "²", "nvidia.com/gpu.replicas": "²",
+                                       "nvidia.com/device-plugin.config": "l4-mps"})
+    node["status"]["capacity"]["nvidia.com/gpu"] = "²"
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "gengpu-device-plugin-config",
+                                                                      "namespace": "gpu-operator"},
+              "data": {"l4-mps": "[" * 20_000 + "]" * 20_000}}
+    (tmp_path / "snap.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node, config]}))
+    shutil.copy(MPS, tmp_path / MPS.name)
+    for fmt in ("text", "json", "github", "sarif", "junit"):
+        result = run("check", MPS.name, "--snapshot", "snap.json", "--output", fmt, cwd=tmp_path)
+        assert result.exit_code == 1, (fmt, result.output)
+        assert "\udc80" not in result.output and "\\udc80" in result.output.replace("\\\\", "\\"), fmt
+    found = json.loads(run("check", MPS.name, "--snapshot", "snap.json", "--output", "json",
+                           cwd=tmp_path).stdout)["findings"]
+    assert "node l4-mps-0\\udc80 (pool l4-mps): runs config l4-mps of ConfigMap gengpu-device-plugin-config, which " \
+           "is not YAML the device plugin reads (a syntax error, or nesting deeper than any parser takes): its " \
+           "config-manager stops" in [f["message"] for f in found]
+    imported = run("import", "--snapshot", "snap.json", "-o", "imported.yaml", cwd=tmp_path)
+    assert imported.exit_code in (0, 1), imported.output
+
+
+def test_import_keeps_label_text_in_its_comments_and_two_labels_two_pools(run, tmp_path):
+    """A product label with line breaks stays inside its comment line (it used to start a second YAML document), and
+    Karpenter pools l4.spot and l4-spot, one name apart by slug, become two pools."""
+    nodes = []
+    for name, pool, product in (("a", "l4.spot", "NVIDIA-L4\n---\nkind: Evil\n"), ("b", "l4-spot", "NVIDIA-L4")):
+        node = json.loads(json.dumps(NODE))
+        node["metadata"] = {"name": name, "labels": {"nvidia.com/gpu.product": product, "nvidia.com/gpu.count": "1",
+                                                     "karpenter.sh/nodepool": pool}}
+        nodes.append(node)
+    (tmp_path / "snap.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes}))
+    result = run("import", "--snapshot", "snap.json", "-o", "imported.yaml", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.output  # (the profile it wrote has findings: a model to fill in)
+    text = (tmp_path / "imported.yaml").read_text()
+    assert len(list(yaml.safe_load_all(text))) == 1
+    assert "(nvidia.com/gpu.product=NVIDIA-L4\\n---\\nkind: Evil\\n)" in text
+    pools = yaml.safe_load(text)["spec"]["nodePools"]
+    assert [p["name"] for p in pools] == ["l4-spot", "l4-spot-2"]
+
+
+class FakePrometheus:
+    """A Prometheus whose /api/v1/query answers what `answer(handler, n)` says; n counts the queries."""
+
+    def __init__(self, answer):
+        self.asked = 0
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):  # noqa: N802
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                fake.asked += 1
+                answer(self, fake.asked)
+
+            def send(self, code, body, reason=None, headers=()):
+                self.send_response(code, reason)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def rightsize(run, tmp_path):
+    usage = REPO / "tests" / "usage"
+    shutil.copy(usage / "gke-a100.yaml", tmp_path / "gke-a100.yaml")
+    shutil.copy(usage / "snapshot.yaml", tmp_path / "snapshot.yaml")
+    fakes = []
+
+    def _rightsize(answer):
+        fake = FakePrometheus(answer)
+        fakes.append(fake)
+        result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--prometheus", fake.url,
+                     "--output", "json", cwd=tmp_path)
+        return result, fake
+
+    yield _rightsize
+    for fake in fakes:
+        fake.close()
+
+
+EMPTY = json.dumps({"status": "success", "data": {"resultType": "vector", "result": []}}).encode()
+
+
+def test_prometheus_error_text_is_shown_escaped(rightsize):
+    """Prometheus's error and errorType come from the server: a title escape, a bell and a forged line stay text."""
+    body = json.dumps({"status": "error", "errorType": "bad_data\x07",
+                       "error": "parse error\x1b]0;pwned\x07\ngengpu: no findings"}).encode()
+    result, fake = rightsize(lambda h, n: h.send(400, body))
+    assert result.exit_code == 2
+    assert result.stderr == (f"gengpu: error: Prometheus at {fake.url} refused a query (400 bad_data\\x07): parse "
+                             "error\\x1b]0;pwned\\x07\\ngengpu: no findings\n")
+
+
+def test_a_prometheus_reason_phrase_is_shown_escaped(rightsize):
+    result, fake = rightsize(lambda h, n: h.send(502, b"<html/>", reason="Bad\x1b[2J Gateway"))
+    assert result.exit_code == 2
+    assert result.stderr == (f"gengpu: error: Prometheus at {fake.url} answered HTTP 502 Bad\\x1b[2J Gateway: is this "
+                             "the server's base URL (the one whose /api/v1/query answers)?\n")
+
+
+def test_a_throttled_query_is_asked_again_after_retry_after(rightsize):
+    def answer(h, n):
+        if n == 1:
+            h.send(429, b'{"status":"error","error":"slow down"}', headers=[("Retry-After", "1")])
+        else:
+            h.send(200, EMPTY)
+
+    started = time.monotonic()
+    result, fake = rightsize(answer)
+    assert result.exit_code == 0, result.output
+    assert time.monotonic() - started >= 1  # (Retry-After was waited)
+    assert fake.asked > 1
+
+
+def test_a_prometheus_that_keeps_throttling_is_told_so(rightsize):
+    result, fake = rightsize(lambda h, n: h.send(503, b"busy", reason="Service Unavailable",
+                                                 headers=[("Retry-After", "0")]))
+    assert result.exit_code == 2
+    assert fake.asked == 3
+    assert result.stderr == (f"gengpu: error: Prometheus at {fake.url} answered HTTP 503 Service Unavailable on 3 "
+                             "tries: it is overloaded or limiting this client; try again later or with a narrower "
+                             "--since\n")
+
+
+def test_a_prometheus_answer_with_a_key_twice_is_refused(rightsize):
+    body = b'{"status":"success","status":"error","data":{"resultType":"vector","result":[]}}'
+    result, fake = rightsize(lambda h, n: h.send(200, body))
+    assert result.exit_code == 2
+    assert result.stderr == (f"gengpu: error: {fake.url}/api/v1/query did not answer JSON gengpu reads: the key "
+                             "'status' is given twice in one object\n")
+
+
+def test_prometheus_wanting_credentials_is_told_so(rightsize):
+    result, fake = rightsize(lambda h, n: h.send(401, b"no", reason="Unauthorized"))
+    assert result.exit_code == 2
+    assert result.stderr == (f"gengpu: error: Prometheus at {fake.url} answered HTTP 401 Unauthorized: it wants "
+                             "credentials gengpu was not given or refused them; set GENGPU_PROMETHEUS_TOKEN to a "
+                             "bearer token the server (or its proxy) accepts\n")
+
+
+def test_a_prometheus_certificate_not_trusted_is_told_as_tls(run, tmp_path):
+    """A self-signed certificate: named as a TLS failure with where to give the CA, not 'cannot reach'."""
+    import ssl
+    import subprocess
+
+    key, cert = tmp_path / "tls.key", tmp_path / "tls.crt"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1"], check=True, capture_output=True)
+    usage = REPO / "tests" / "usage"
+    shutil.copy(usage / "gke-a100.yaml", tmp_path / "gke-a100.yaml")
+    shutil.copy(usage / "snapshot.yaml", tmp_path / "snapshot.yaml")
+    fake = FakePrometheus(lambda h, n: h.send(200, EMPTY))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    fake.server.socket = context.wrap_socket(fake.server.socket, server_side=True)
+    url = fake.url.replace("http://", "https://")
+    try:
+        result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--prometheus", url, cwd=tmp_path)
+    finally:
+        fake.close()
+    assert result.exit_code == 2
+    assert result.stderr == (f"gengpu: error: TLS with Prometheus at {url} failed: its certificate is not one this "
+                             "machine trusts (self-signed certificate); give the CA through SSL_CERT_FILE\n")
+
+
+def _recorded(tmp_path) -> None:
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests"))
+    import dcgm_samples
+
+    usage = REPO / "tests" / "usage"
+    shutil.copy(usage / "gke-a100.yaml", tmp_path / "gke-a100.yaml")
+    shutil.copy(usage / "snapshot.yaml", tmp_path / "snapshot.yaml")
+    recording = dcgm_samples.openmetrics(dcgm_samples.a100_fleet(), step=300)
+    # a label value that makes a backtracking engine take exponential time over (a+)+
+    (tmp_path / "gpus.om").write_text(recording.replace('exported_namespace="serving"',
+                                                        'exported_namespace="' + "a" * 40 + '!"'), encoding="utf-8")
+
+
+def test_match_regexes_run_as_prometheus_runs_them(tmp_path):
+    """--match over a recording: RE2, as Prometheus, so (a+)+ over 'aaa...!' ends at once (Python's re took
+    exponential time: it never ended); RE2's refusals are clear errors naming the matcher (exit 3 before)."""
+    import subprocess
+    import sys
+
+    _recorded(tmp_path)
+    gengpu = [sys.executable, "-m", "gengpu", "rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics",
+              "gpus.om", "-q", "--output", "json"]
+    done = subprocess.run([*gengpu, "--match", 'exported_namespace=~"(a+)+"'], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["recommendations"][0]["reason"] == ("no dcgm-exporter series for the pool's 4 "
+                                                                      "node(s) in 7d: nothing to size on")
+    for matcher, op, why in [('gpu=~"["', "gpu=~", "missing ]: ["),
+                             ('gpu=~"a(?=b)"', "gpu=~", "invalid perl operator: (?="),
+                             ('gpu!~"a**"', "gpu!~", "bad repetition operator: **")]:
+        done = subprocess.run([*gengpu, "--match", matcher], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stderr) == (2, f"gengpu: error: --match '{matcher}': the regex of "
+                                                     f"{op} is not one Prometheus runs: {why} "
+                                                     "(Prometheus's regexes are RE2: no backreferences or "
+                                                     "lookaround)\n")

@@ -278,3 +278,235 @@ def test_a_renamed_files_accepted_findings_stay_accepted(run, old):
     assert (code, found) == (1, [("manifests/exporter.yaml", "dcgm-exporter-no-node-name"),
                                  ("manifests/exporter.yaml", "dcgm-exporter-no-pod-labels"),
                                  ("b.json", "baseline-accepted")])
+
+
+# --- the file a baseline is, entry by entry, from its definition (issue 51: the baseline group's survivors) ---------
+
+OBJECTS = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: one
+  namespace: team-a
+data: {}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: two
+spec: {}
+"""
+PROFILE = """apiVersion: gengpu.dev/v1alpha1
+kind: GPUProfile
+metadata:
+  name: p
+spec:
+  nodePools:
+    - name: first
+    - name: second
+    - gpu: L4
+"""
+
+
+def _print(rule: str, file: str, obj: str, message: str) -> str:
+    """The fingerprint as the module's docstring defines it: rule, repository-relative file, object and the message
+    with positions and list indexes taken out, hashed (sha256, 32 hex digits)."""
+    import hashlib
+    import re
+
+    message = re.sub(r"\blines? \d+(?:\s*[-–]\s*\d+)?|(?<=\.yaml):\d+(?::\d+)?", "#", message)
+    message = " ".join(re.sub(r"\[\d+\]", "[#]", message).split())
+    return hashlib.sha256(f"{rule}\0{file}\0{obj}\0{message}".encode()).hexdigest()[:32]
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "k8s").mkdir()
+    (tmp_path / "k8s" / "a.yaml").write_text(OBJECTS)
+    (tmp_path / "p.yml").write_text(PROFILE)
+    (tmp_path / "notes.txt").write_text("kind: ConfigMap\n")
+    monkeypatch.chdir(tmp_path / "k8s")  # (paths are the repository's, wherever gengpu runs)
+    return tmp_path
+
+
+def test_a_baseline_file_holds_each_entry_as_defined(tree):
+    findings = [
+        Finding("a.yaml", 5, 3, "error", "r1", "bad at line 5 and a.yaml:5:3 [0]"),
+        Finding("a.yaml", 8, 1, "warning", "r2", "starts here"),  # (the second document's first line)
+        Finding("a.yaml", 12, 1, "warning", "r2", "starts here"),
+        Finding("../p.yml", 8, 7, "error", "r3", "spec.nodePools[1].gpu: missing"),
+        Finding("../p.yml", 9, 7, "error", "r3", "spec.nodePools[2].gpu: no name; spec.nodePools[7] gone"),
+        Finding("../notes.txt", 1, 1, "warning", "r4", "not YAML gengpu reads"),
+        Finding("a.yaml", 2, 1, "info", "r5", "advice without a consequence"),
+        Finding("a.yaml", 2, 1, "info", "r6", "advice", needs="a rule reading pod"),
+    ]
+    entries = [
+        {"fingerprint": _print("r4", "notes.txt", "", "not YAML gengpu reads"), "rule": "r4", "file": "notes.txt",
+         "message": "not YAML gengpu reads", "count": 1},
+        {"fingerprint": _print("r3", "p.yml", "", "spec.nodePools[second].gpu: missing"), "rule": "r3",
+         "file": "p.yml", "message": "spec.nodePools[1].gpu: missing", "count": 1},
+        {"fingerprint": _print("r3", "p.yml", "", "spec.nodePools[2].gpu: no name; spec.nodePools[7] gone"),
+         "rule": "r3", "file": "p.yml", "message": "spec.nodePools[2].gpu: no name; spec.nodePools[7] gone",
+         "count": 1},
+        {"fingerprint": _print("r1", "k8s/a.yaml", "ConfigMap/team-a/one", "bad at # and a.yaml# [#]"), "rule": "r1",
+         "file": "k8s/a.yaml", "object": "ConfigMap/team-a/one", "message": "bad at line 5 and a.yaml:5:3 [0]",
+         "count": 1},
+        {"fingerprint": _print("r2", "k8s/a.yaml", "DaemonSet//two", "starts here"), "rule": "r2",
+         "file": "k8s/a.yaml", "object": "DaemonSet//two", "message": "starts here", "count": 2},
+        {"fingerprint": _print("r6", "k8s/a.yaml", "ConfigMap/team-a/one", "advice"), "rule": "r6",
+         "file": "k8s/a.yaml", "object": "ConfigMap/team-a/one", "message": "advice", "count": 1},
+    ]
+    entries.sort(key=lambda e: (e["file"], e["rule"], e["message"], e["fingerprint"]))
+    head = ('{"version": 2, "about": "Findings accepted by `gengpu validate --write-baseline`; validate with '
+            '--baseline (or `baseline:` in .gengpu.yaml) reports only new ones. Remove an entry once it is fixed.", '
+            '"findings": [')
+    assert baseline.render(findings) == "\n".join(
+        [head, ",\n".join(f"  {json.dumps(e)}" for e in entries), "]}"]) + "\n"
+    assert baseline.render([findings[6]]) == head + "]}\n"
+
+
+def _base(tree, entries: list[dict]) -> baseline.Baseline:
+    text = baseline.render([])[:-3] + "\n" + ",\n".join(f"  {json.dumps(e)}" for e in entries) + "\n]}\n"
+    (tree / "b.json").write_text(text)
+    return baseline.load(str(tree / "b.json"))
+
+
+def test_applying_accepts_counts_renames_and_reports_stale_entries_exactly(tree):
+    """One run over k8s/: an entry of a renamed file without an object (gone.yml) accepts the same finding under the
+    new name; an entry of a file that is still there (other.yaml) never accepts a finding of another file; an info
+    finding is never accepted, even by an entry of its fingerprint; what is left over in the checked folder is stale,
+    in the order of the baseline's lines, and an entry of a file outside it is not."""
+    (tree / "k8s" / "other.yaml").write_text(OBJECTS)
+    (tree / "k8s" / "new.yml").write_text("sharing: {}\n")
+    same = Finding("a.yaml", 5, 3, "error", "r1", "bad")
+    info = Finding("a.yaml", 5, 3, "info", "r9", "advice")
+    base = _base(tree, [
+        {"fingerprint": _print("r7", "k8s/gone.yml", "", "moved"), "rule": "r7", "file": "k8s/gone.yml",
+         "message": "moved", "count": 1},
+        {"fingerprint": _print("r1", "k8s/other.yaml", "ConfigMap/team-a/one", "bad"), "rule": "r1",
+         "file": "k8s/other.yaml", "object": "ConfigMap/team-a/one", "message": "bad", "count": 1},
+        {"fingerprint": _print("r9", "k8s/a.yaml", "ConfigMap/team-a/one", "advice"), "rule": "r9",
+         "file": "k8s/a.yaml", "object": "ConfigMap/team-a/one", "message": "advice", "count": 1},
+        {"fingerprint": _print("r2", "k8s/a.yaml", "DaemonSet//two", "twice"), "rule": "r2", "file": "k8s/a.yaml",
+         "object": "DaemonSet//two", "message": "twice", "count": 3},
+        {"fingerprint": _print("r3", "p.yml", "", "elsewhere"), "rule": "r3", "file": "p.yml",
+         "message": "elsewhere", "count": 1},
+    ])
+    twice = Finding("a.yaml", 9, 1, "warning", "r2", "twice")
+    out, accepted = baseline.apply([same, info, twice, Finding("new.yml", 1, 1, "error", "r7", "moved")], base,
+                                   ["../k8s/"])
+    assert accepted == 2
+    assert [(f.file, f.line, f.column, f.severity, f.rule, f.message) for f in out] == [
+        ("a.yaml", 5, 3, "error", "r1", "bad"),
+        ("a.yaml", 5, 3, "info", "r9", "advice"),
+        (str(tree / "b.json"), 1, 1, "info", "baseline-accepted",
+         "2 finding(s) accepted by 2 baseline entries (not shown; --no-baseline shows them)"),
+        (str(tree / "b.json"), 3, 3, "info", "baseline-stale",
+         "r1 in k8s/other.yaml (bad) no longer occurs: remove the entry"),
+        (str(tree / "b.json"), 4, 3, "info", "baseline-stale",
+         "r9 in k8s/a.yaml (advice) no longer occurs: remove the entry"),
+        (str(tree / "b.json"), 5, 3, "info", "baseline-stale",
+         "r2 in k8s/a.yaml (twice) occurs 1 time(s), not 3: remove the entry"),
+    ]
+    out, accepted = baseline.apply([twice], base, ["a.yaml"])
+    assert accepted == 1
+    assert out[0].message == "1 finding(s) accepted by 1 baseline entry (not shown; --no-baseline shows them)"
+    assert [f.message for f in out[1:]] == ["r9 in k8s/a.yaml (advice) no longer occurs: remove the entry",
+                                            "r2 in k8s/a.yaml (twice) occurs 1 time(s), not 3: remove the entry"]
+
+
+@pytest.mark.parametrize("count, kept", [(2, 2), (0, 1), (-3, 1), ("2", 1), (None, 1), (True, True)])
+def test_an_entrys_count_is_a_whole_number_above_zero_or_one(tree, count, kept):
+    entry = {"fingerprint": "ab", "rule": "r", "file": "f", "message": "m"}
+    base = _base(tree, [entry if count is None else {**entry, "count": count}])
+    assert base.entries == {"ab": {**entry, "count": kept}}
+    assert base.lines == {"ab": 2}
+
+
+@pytest.mark.parametrize("text, why", [
+    ('{"version": 2, "findings": {}}', "not a gengpu baseline of version 2"),
+    ('{"version": 3, "findings": []}', "not a gengpu baseline of version 2"),
+    ('[]', "not a gengpu baseline of version 2"),
+    ('{"version": 2, "findings": [{"rule": "r"}]}', "an entry without a fingerprint"),
+    ('{"version": 2, "findings": ["ab"]}', "an entry without a fingerprint"),
+    ('{"version": 2, "findings": [', "not JSON (Expecting value: line 1 column 29 (char 28))"),
+])
+def test_a_malformed_baseline_says_what_is_wrong(tree, text, why):
+    (tree / "b.json").write_text(text)
+    with pytest.raises(baseline.UsageError) as caught:
+        baseline.load(str(tree / "b.json"))
+    assert str(caught.value) == f"baseline {tree / 'b.json'}: {why}; write it again with `gengpu validate " \
+                                f"--write-baseline {tree / 'b.json'}`"
+
+
+def test_settings_that_are_not_yaml_name_the_first_line_of_the_reason(tree):
+    (tree / ".gengpu.yaml").write_text("baseline: [\n")
+    with pytest.raises(baseline.UsageError) as caught:
+        baseline.settings_baseline()
+    assert str(caught.value) == "../.gengpu.yaml: cannot be read (while parsing a flow node); fix or remove it"
+    (tree / ".gengpu.yaml").write_text("baseline: b.json\n")
+    assert baseline.settings_baseline() == "../b.json"
+    (tree / ".gengpu.yaml").write_text("baseline: /abs/b.json\n")
+    assert baseline.settings_baseline() == "/abs/b.json"
+
+
+def test_identities_of_odd_documents(tree):
+    """What a finding is about, where the file makes it hard: a document after a leading '---' (a finding on the
+    whole file, line 0, is about no object), metadata that is not a mapping, an object without a name, a profile
+    whose spec is not a mapping, a pool index just past the list, a file that is not YAML, a lone surrogate."""
+    (tree / "k8s" / "odd.yaml").write_text("---\napiVersion: v1\nkind: ConfigMap\nmetadata: oops\n---\n"
+                                           "apiVersion: v1\nkind: Secret\nmetadata:\n  namespace: ns\n")
+    (tree / "bare.yml").write_text("kind: GPUProfile\nspec: []\n")
+    ids = baseline.Identities()
+    assert [ids.of(Finding("odd.yaml", line, 1, "error", "r", "m")) for line in (0, 2, 4, 6)] == [
+        "", "ConfigMap//", "ConfigMap//", "Secret/ns/"]
+    pools = "nodePools[0], nodePools[3]"
+    assert ids.named(Finding("../notes.txt", 1, 1, "error", "r", pools)) == pools
+    assert ids.named(Finding("../bare.yml", 2, 1, "error", "r", pools)) == pools
+    assert ids.named(Finding("../p.yml", 8, 1, "error", "r", pools)) == "nodePools[first], nodePools[3]"
+    odd = Finding("a.yaml", 1, 1, "error", "r", "name a\udc80b")
+    import hashlib
+
+    assert baseline.fingerprint(odd) == hashlib.sha256(
+        "r\0k8s/a.yaml\0ConfigMap/team-a/one\0name a\udc80b".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def test_in_scope_takes_a_folder_with_or_without_its_slash():
+    assert baseline.in_scope("k8sX/a.yaml", ["k8sX/"]) and baseline.in_scope("k8sX/a.yaml", ["k8sX"])
+    assert not baseline.in_scope("k8sXY/a.yaml", ["k8sX/"])
+
+
+def test_hand_edited_entries_still_apply(tree):
+    """An entry without a message (of a file that is gone) and a baseline written compactly by hand: nothing breaks,
+    an info finding is never accepted by a renamed file's entry, and a stale entry whose line cannot be found is
+    reported at line 1."""
+    (tree / "b.json").write_text('{"version": 2, "findings": [{"fingerprint": "aa", "rule": "r1", "file": '
+                                 '"k8s/gone.yaml"}, {"fingerprint":"bb","rule":"r2","file":"k8s/gone.yaml",'
+                                 '"object":"ConfigMap/team-a/one","message":"advice","count":1}]}\n')
+    base = baseline.load(str(tree / "b.json"))
+    out, accepted = baseline.apply([Finding("a.yaml", 2, 1, "info", "r2", "advice")], base, ["."])
+    assert accepted == 0
+    assert [(f.line, f.rule, f.message) for f in out] == [
+        (2, "r2", "advice"),
+        # (by the entry's line: bb's cannot be found in the compact text, so it sorts first, reported at line 1)
+        (1, "baseline-stale", "r2 in k8s/gone.yaml (advice) no longer occurs: remove the entry"),
+        (1, "baseline-stale", "r1 in k8s/gone.yaml (None) no longer occurs: remove the entry")]
+
+
+def test_a_baseline_is_written_as_a_regular_file_readable_by_all(tree):
+    import os
+
+    baseline.write(str(tree / "b.json"), [])
+    assert (tree / "b.json").stat().st_mode & 0o777 == 0o644
+    (tree / "link.json").symlink_to(tree / "b.json")
+    (tree / "dir.json").mkdir()
+    for path in ("link.json", "dir.json"):
+        with pytest.raises(baseline.UsageError) as caught:
+            baseline.write(str(tree / path), [])
+        assert str(caught.value) == f"{tree / path} is not a regular file; give another baseline path"
+    (tree / "bad.json").write_bytes(b'{"version": 2, "findings": ["\xff"]}')
+    with pytest.raises(baseline.UsageError) as caught:
+        baseline.load(str(tree / "bad.json"))
+    assert str(caught.value).startswith(f"baseline {tree / 'bad.json'}: cannot be read ('utf-8' codec can't decode "
+                                        "byte 0xff in position 29")
+    assert os.path.exists(tree / "b.json")

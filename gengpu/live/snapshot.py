@@ -7,6 +7,8 @@ or standard input). Objects of kinds the checks do not use are kept out; Secrets
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass, field
 
@@ -48,8 +50,9 @@ class Item:
         name = str(meta.get("name", "")) if isinstance(meta, dict) else ""
         return name or ("(pasted node)" if self.data.get("kind") == "Node" else "")
 
-    @property
+    @functools.cached_property
     def labels(self) -> dict:
+        """(read once: a check asks a node's labels many times, and a GPU node has sixty)"""
         meta = self.data.get("metadata") if isinstance(self.data.get("metadata"), dict) else {}
         labels = meta.get("labels")
         return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from gengpu import catalog, mig, planning
-from gengpu.metrics.usage import ENGINE_ACTIVE, GPU_UTIL, Device, Figures
+from gengpu.metrics.usage import ENGINE_ACTIVE, GPU_UTIL, Device
 from gengpu.model import NodePool, Profile
 
 HEADROOM = 0.2  # above each pod's peak memory: allocations are not steady
@@ -371,8 +371,3 @@ def propose(rec: Recommendation, usage: PoolUsage, sharing: dict, per_gpu_now: i
                          "runShare": None if run_share is None else round(run_share, 3),
                          "basis": (f"autoscaled: the GPUs ran {run_share:.0%} of the {usage.hours:.1f} h" if autoscaled
                                    else "always on")})
-
-
-def figures_text(f: Figures) -> str:
-    return (f"peak {(f.mem_peak or 0) / 1024:.1f} GiB, p95 {(f.mem_p95 or 0) / 1024:.1f} GiB, activity mean "
-            f"{(f.activity_mean or 0):.0%} p95 {(f.activity_p95 or 0):.0%}")

@@ -414,3 +414,34 @@ def test_match_regexes_run_as_prometheus_runs_them(tmp_path):
                                                      f"{op} is not one Prometheus runs: {why} "
                                                      "(Prometheus's regexes are RE2: no backreferences or "
                                                      "lookaround)\n")
+
+
+@pytest.mark.parametrize("code, body, said", [
+    (404, b"not here", "answered HTTP 404 Not Found: is this the server's base URL (the one whose /api/v1/query "
+                       "answers)?"),
+    (429, b"slow down", "answered HTTP 429 Too Many Requests on 3 tries: it is overloaded or limiting this client; try "
+                        "again later or with a narrower --since"),
+    (422, b'{"status":"error","error":"no type"}', "refused a query (422): no type"),
+    (403, b"no", "answered HTTP 403 Forbidden: it wants credentials gengpu was not given or refused them; set "
+                 "GENGPU_PROMETHEUS_TOKEN to a bearer token the server (or its proxy) accepts"),
+])
+def test_each_refusal_of_prometheus_is_told_as_what_it_is(rightsize, code, body, said):
+    result, fake = rightsize(lambda h, n: h.send(code, body, headers=[("Retry-After", "0")]))
+    assert result.exit_code == 2
+    assert result.stderr == f"gengpu: error: Prometheus at {fake.url} {said}\n"
+    assert fake.asked == (3 if code == 429 else 1)
+
+
+def test_https_to_a_server_that_speaks_plain_http_is_a_tls_failure(run, tmp_path):
+    usage = REPO / "tests" / "usage"
+    shutil.copy(usage / "gke-a100.yaml", tmp_path / "gke-a100.yaml")
+    shutil.copy(usage / "snapshot.yaml", tmp_path / "snapshot.yaml")
+    fake = FakePrometheus(lambda h, n: h.send(200, EMPTY))
+    url = fake.url.replace("http://", "https://")
+    try:
+        result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--prometheus", url, cwd=tmp_path)
+    finally:
+        fake.close()
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"gengpu: error: TLS with Prometheus at {url} failed: the handshake did not "
+                                    "complete ([SSL: WRONG_VERSION_NUMBER] wrong version number")

@@ -1003,3 +1003,37 @@ def test_a_join_beyond_the_pools_limits_is_reported_not_priced(run, tmp_path):
     assert rec["reason"] == ("2 node(s) that left the cluster joined this pool by their series' labels (e.g. "
                              "ip-10-0-2-1: karpenter.sh/nodepool=h100-mig (dcgm-exporter)): 32 GPUs in the window, "
                              "above its limits.gpus 16; nothing is proposed until their labels are checked")
+
+
+def test_a_removed_node_of_another_gpu_model_does_not_withhold_a_pool_on_a_real_prometheus(run, tmp_path,
+                                                                                          tmp_path_factory):
+    """The nightly nodes that left ran A100s, as their series' modelName says (Prometheus answers the models query);
+    the H100 pool cannot have been theirs: it is sized on its own nodes, and the A100 nodes are reported unjoined.
+    The same nodes with H100s withhold it (test_nodes_autoscaled_away_withhold_the_proposal_on_a_real_prometheus)."""
+    small, _ = _nightly()
+    a100s = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "batch", f"nightly-{n}-{i}", (36000, 2000), 60,
+                              "NVIDIA A100-SXM4-40GB", 40960) for n in (2, 3) for i in range(8)]
+    recording = dcgm_samples.openmetrics(small + a100s, hours=26, step=600)
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    report = _served(run, tmp_path_factory, "prometheus-other-model", recording, tmp_path, "rightsize", "h100.yaml",
+                     "--snapshot", "snap.yaml", "--output", "json")
+    (rec,) = report["recommendations"]
+    assert "nodesGone" not in rec["evidence"] and rec["evidence"]["gpus"] == 16
+    assert rec["verdict"] == "mig"
+    assert [(f["rule"], f["message"]) for f in report["findings"]] == [
+        ("pool-packs-tighter", "pool h100-mig: 16 GPU(s) whose pods peaked at 2.4 GiB of 80 GiB and 9% p95 activity "
+                               "over 25.5 h: MIG 7 x 1g.10gb per GPU holds them on 8 GPU(s), -$40,179/month (gengpu "
+                               "rightsize --write applies it)"),
+        ("usage-series-unjoined", "2 node(s) of dcgm-exporter's series left out of every pool: ip-10-0-2-1 (8 "
+                                  "series): not a node of snap.yaml; ip-10-0-3-1 (8 series): not a node of snap.yaml")]
+
+
+def test_a_recording_without_timestamps_is_told_at_its_first_sample_line(run, a100):
+    """The finding names the sample's line, not the HELP or TYPE comment above it that also names the family."""
+    (a100 / "scrape.txt").write_text('# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n'
+                                     '# TYPE DCGM_FI_DEV_FB_USED gauge\n'
+                                     'DCGM_FI_DEV_FB_USED{gpu="0",Hostname="n"} 4000\n# EOF\n')
+    result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "scrape.txt", "--output",
+                 "json", cwd=a100)
+    assert result.exit_code == 1
+    assert [(f["line"], f["rule"]) for f in json.loads(result.stdout)["findings"]] == [(3, "metrics-file-invalid")]

@@ -105,8 +105,9 @@ class Prometheus:
         raw = e.read(MAX_ANSWER + 1)
         answer = _json(raw)
         if isinstance(answer, dict) and answer.get("error"):
-            raise UsageError(f"Prometheus at {self.url} refused a query ({e.code} "
-                             f"{shown(str(answer.get('errorType', '')))}): {shown(str(answer['error']))}") from None
+            kind = f" {shown(str(answer['errorType']))}" if answer.get("errorType") else ""
+            raise UsageError(f"Prometheus at {self.url} refused a query ({e.code}{kind}): "
+                             f"{shown(str(answer['error']))}") from None
         if e.code in (401, 403):
             raise UsageError(f"Prometheus at {self.url} answered HTTP {e.code} {shown(str(e.reason))}: it wants "
                              f"credentials gengpu was not given or refused them; set {TOKEN_ENV} to a bearer token "

@@ -294,3 +294,36 @@ def test_the_flux_cli_builds_each_stage_as_kustomize_controller_would(run, tmp_p
                 del d["metadata"]["labels"][label]
         built += [d for d in docs if d["kind"] != "HelmRelease"]
     assert sorted(map(json.dumps, built)) == sorted(map(json.dumps, _kustomize(overlay)))
+
+
+def test_the_installer_sources_ignore_keeps_exactly_one_file_as_git_reads_it(tmp_path):
+    """flux.only() is a .gitignore that keeps one file of a tree: checked with git's own matcher (Flux's source
+    -controller applies the same gitignore rules), over files beside and under each folder on the way."""
+    from gengpu.compiling import flux
+
+    keep = "nvidia-driver-installer/cos/daemonset-preloaded.yaml"
+    files = [keep, "nvidia-driver-installer/cos/other.yaml", "nvidia-driver-installer/cos/deep/x.yaml",
+             "nvidia-driver-installer/ubuntu/daemonset.yaml", "nvidia-driver-installer/readme.md", "top.yaml",
+             "cos/daemonset-preloaded.yaml"]
+    for f in files:
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text("x\n")
+    (tmp_path / ".gitignore").write_text(flux.only(keep))
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    listed = subprocess.run(["git", "ls-files", "--others", "--exclude-standard"], cwd=tmp_path, check=True,
+                            capture_output=True, text=True).stdout.split()
+    assert sorted(f for f in listed if f != ".gitignore") == [keep]
+    assert flux.only("a.yaml") == "/*\n!/a.yaml\n"
+
+
+def test_flux_objects_say_who_wrote_them_and_a_dra_only_cluster_gets_nvidias_repository():
+    from gengpu.compiling import dra, flux
+    from gengpu.model import build_profile
+
+    data = yaml.safe_load((FIXTURES / "gke-dra-flux.yaml").read_text())
+    data["spec"]["operator"] = {"enabled": False}
+    profile = build_profile(data, "gke-dra-flux.yaml")
+    (repo,) = [s for s in flux.sources(profile) if s["kind"] == "HelmRepository"]
+    assert repo["spec"] == {"url": dra.driver_settings()["repoURL"], "interval": "1h"}
+    assert repo["metadata"]["labels"] == {"app.kubernetes.io/managed-by": "gengpu",
+                                          "gengpu.dev/cluster": profile.name}

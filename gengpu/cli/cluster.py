@@ -103,7 +103,8 @@ def check(profiles, snapshot_file, context, pool, fmt, strict, quiet):
 @click.option("--since", default="7d", show_default=True, help="Window of the figures (a Prometheus duration).")
 @click.option("--match", default=None, metavar="MATCHERS",
               help="PromQL label matchers that pick this cluster's series where a backend holds several (Thanos, "
-              "Mimir, VictoriaMetrics), e.g. 'cluster=\"prod\"'; node names repeat across clusters.")
+              "Mimir, VictoriaMetrics), e.g. 'cluster=\"prod\"'; node names repeat across clusters. Regexes (=~, !~) "
+              "are RE2, as Prometheus runs them.")
 @click.option("--until", default=None, metavar="TIME",
               help="End of the window, RFC 3339 or unix seconds (default: now; for --metrics, its last sample).")
 @click.option("--min-hours", type=click.FloatRange(0), default=24, show_default=True,

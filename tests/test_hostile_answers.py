@@ -445,3 +445,19 @@ def test_https_to_a_server_that_speaks_plain_http_is_a_tls_failure(run, tmp_path
     assert result.exit_code == 2
     assert result.stderr.startswith(f"gengpu: error: TLS with Prometheus at {url} failed: the handshake did not "
                                     "complete ([SSL: WRONG_VERSION_NUMBER] wrong version number")
+
+
+@pytest.mark.parametrize("head, token", [
+    (b'{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"eyJ2IjoibWV0YS5r=",'
+     b'"remainingItemCount":3},"items":[]}', "eyJ2IjoibWV0YS5r="),
+    (b'{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[{"metadata":'
+     b'{"continue":"x"}}]}', None),  # (an item's field, not the list's)
+    (b'{"kind":"PodList","items":[],"metadata":{"continue":"late"}}', None),  # (after the items: not read ahead)
+    (b'{"metadata":{"continue":"a\\u002fb"}}', None),  # (an escaped token: left to the parse)
+])
+def test_the_next_page_is_asked_for_only_on_a_token_read_as_the_parse_reads_it(head, token):
+    """The paged lists ask for the next page while parsing this one, on the continue token at the answer's head;
+    where the head does not plainly give it, the list waits for the parse (kube._pages)."""
+    from gengpu.live.client import continue_token
+
+    assert continue_token(head) == token

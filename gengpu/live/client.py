@@ -4,6 +4,7 @@ login and RBAC failures named as such, the server's words escaped (reason())."""
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 
@@ -54,12 +55,16 @@ class Api:
         """One GET's JSON: the whole answer within `timeout` (however steadily the server trickles it), under
         MAX_ANSWER bytes, parsed once (a key twice or nesting past any object's is refused); a 429 or 503 asked
         again after its Retry-After, within the same time."""
+        return parse(self.fetch(path, query, timeout))
+
+    def fetch(self, path: str, query: dict, timeout: float) -> bytes:
+        """One GET's answer as it came (get() without the parse): the paged lists ask for the next page while this
+        one is parsed."""
         from urllib.parse import urlencode
 
         from kubernetes.client.exceptions import ApiException
 
         from gengpu import settings
-        from gengpu.loading import jsontext
 
         # an exec or OIDC credential refreshes here, as the client's ApiClient does before each request
         headers = {"Accept": "application/json", "User-Agent": "gengpu"}
@@ -88,14 +93,33 @@ class Api:
             response.release_conn()
             if not 200 <= answer.status <= 299:
                 raise ApiException(status=answer.status, reason=answer.reason)
-            try:
-                return jsontext.parse(data)
-            except jsontext.JsonRefused as exc:
-                raise ApiException(status=answer.status, reason=f"the answer is not JSON gengpu reads: {exc}") from None
+            return data
         raise ApiException(status=answer.status, reason=answer.reason)  # (not reached: the last try returns)
 
     def close(self) -> None:
         self.rest.close()
+
+
+def parse(data: bytes) -> dict:
+    """An answer's JSON, parsed once; refused (as the client's ApiException) when it is not JSON gengpu reads."""
+    from kubernetes.client.exceptions import ApiException
+
+    from gengpu.loading import jsontext
+
+    try:
+        return jsontext.parse(data)
+    except jsontext.JsonRefused as exc:
+        raise ApiException(status=200, reason=f"the answer is not JSON gengpu reads: {exc}") from None
+
+
+# the continue token of a list's answer, which the API server writes in the list's metadata before its items
+_CONTINUE = re.compile(rb'^\s*\{[^\[]*?"metadata"\s*:\s*\{[^{}]*?"continue"\s*:\s*"([A-Za-z0-9_=+/.-]*)"')
+
+
+def continue_token(data: bytes) -> str | None:
+    """The continue token at the head of a list's answer, read without parsing it (None where it is not there)."""
+    found = _CONTINUE.match(data[:4096])
+    return found.group(1).decode("ascii") if found else None
 
 
 def _read_whole(response, until: float, limit: int, path: str) -> bytes:

@@ -12,7 +12,7 @@ import sys
 import time
 
 from gengpu.findings import UsageError
-from gengpu.live.client import Api, reason
+from gengpu.live.client import Api, continue_token, parse, reason
 from gengpu.reporting.safe import shown
 
 PAGE = 500
@@ -71,24 +71,53 @@ def _pages(api: Api, path: str, what: str, keep, progress, clock: Clock, query: 
     counted twice."""
     from kubernetes.client.exceptions import ApiException
 
-    for attempt in (1, 2):
-        kept_items, token, seen = [], None, 0
-        try:
-            while True:
-                data = api.get(path, {"limit": PAGE, **(query or {}), **({"continue": token} if token else {})},
-                               clock.timeout())
-                items = data.get("items") or []
-                seen += len(items)
-                kept_items += [k for k in map(keep, items) if k is not None]
-                progress(what, seen)
-                token = (data.get("metadata") or {}).get("continue")
-                del data, items
-                if not token:
-                    return kept_items
-        except ApiException as exc:
-            if exc.status != 410 or token is None or attempt == 2:
-                raise
+    from concurrent.futures import ThreadPoolExecutor
+
+    def ask(token):
+        return api.fetch(path, {"limit": PAGE, **(query or {}), **({"continue": token} if token else {})},
+                         clock.timeout())
+
+    # the next page is asked for while this one is parsed: the API server (another process) encodes it meanwhile
+    with ThreadPoolExecutor(max_workers=1) as ahead:
+        for attempt in (1, 2):
+            kept_items, token, seen, upcoming = [], None, 0, None
+            try:
+                raw = ask(None)
+                while True:
+                    peeked = continue_token(raw)
+                    upcoming = ahead.submit(ask, peeked) if peeked else None
+                    data = parse(raw)
+                    del raw
+                    items = data.get("items") or []
+                    seen += len(items)
+                    kept_items += [k for k in map(keep, items) if k is not None]
+                    progress(what, seen)
+                    token = (data.get("metadata") or {}).get("continue")
+                    del data, items
+                    if not token:
+                        if upcoming is not None:
+                            upcoming.cancel()
+                        return kept_items
+                    if upcoming is not None and token == peeked:
+                        raw, upcoming = upcoming.result(), None
+                    else:  # (the head read otherwise than the parse: the page the parse names)
+                        if upcoming is not None:
+                            _drop(upcoming)
+                        raw, upcoming = ask(token), None
+            except ApiException as exc:
+                if upcoming is not None:
+                    _drop(upcoming)
+                if exc.status != 410 or token is None or attempt == 2:
+                    raise
     return []  # (not reached)
+
+
+def _drop(future) -> None:
+    """A page asked for ahead that is not wanted: waited for (its connection back in the pool), its answer dropped."""
+    try:
+        future.result()
+    except Exception:  # noqa: BLE001  (its failure is not this list's)
+        pass
 
 
 def _asks_for_gpu(pod: dict) -> bool:

@@ -23,16 +23,46 @@ NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "l4-mps-0", "la
                "conditions": [{"type": "Ready", "status": "True"}]}}
 
 
-class Fake:
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """A fake server's handler: `send` answers with a status, a body, a reason phrase and headers as given."""
+
+    protocol_version = "HTTP/1.1"
+
+    def send(self, code, body, reason=None, headers=()):
+        self.send_response(code, reason)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class _Served:
+    """A local HTTP server in a thread of this process, with one handler class."""
+
+    def __init__(self, handler):
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Fake(_Served):
     """An API server answering every list with NODE (or nothing), or what `answer` says for the nodes' list."""
 
     def __init__(self, answer):
         self.answer, self.asked = answer, []
         fake = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(_Handler):
             def do_GET(self):  # noqa: N802
                 fake.asked.append(self.path)
                 path = self.path.split("?")[0]
@@ -45,33 +75,15 @@ class Fake:
                     return
                 self.send(200, body)
 
-            def send(self, code, body, reason=None, headers=()):
-                self.send_response(code, reason)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                for k, v in headers:
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        super().__init__(Handler)
 
     def kubeconfig(self, path: Path) -> Path:
         path.write_text(yaml.safe_dump({
             "apiVersion": "v1", "kind": "Config", "current-context": "fake",
-            "clusters": [{"name": "fake", "cluster": {"server": f"http://127.0.0.1:{self.server.server_address[1]}"}}],
+            "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
             "users": [{"name": "fake", "user": {"token": "t"}}],
             "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake"}}]}))
         return path
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def nodes_page(handler, body=None):
@@ -236,41 +248,20 @@ def test_import_keeps_label_text_in_its_comments_and_two_labels_two_pools(run, t
     assert [p["name"] for p in pools] == ["l4-spot", "l4-spot-2"]
 
 
-class FakePrometheus:
+class FakePrometheus(_Served):
     """A Prometheus whose /api/v1/query answers what `answer(handler, n)` says; n counts the queries."""
 
     def __init__(self, answer):
         self.asked = 0
         fake = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(_Handler):
             def do_POST(self):  # noqa: N802
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 fake.asked += 1
                 answer(self, fake.asked)
 
-            def send(self, code, body, reason=None, headers=()):
-                self.send_response(code, reason)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                for k, v in headers:
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 @pytest.fixture

@@ -535,9 +535,7 @@ def test_node_labels_copied_onto_the_exporters_series_join_its_nodes(run, tmp_pa
     labels, as label names, on dcgm-exporter's series: that is enough to place the nodes that left."""
     small, nightly = _nightly()
     recording = dcgm_samples.openmetrics(small + nightly, hours=26, step=600)
-    for n in (2, 3):
-        recording = recording.replace(f'Hostname="ip-10-0-{n}-1"',
-                                      f'Hostname="ip-10-0-{n}-1",karpenter_sh_nodepool="h100-mig"')
+    recording = _pool_labelled(recording, (2, 3))
     (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
     _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"], gpus_limit=32)
     report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
@@ -546,6 +544,15 @@ def test_node_labels_copied_onto_the_exporters_series_join_its_nodes(run, tmp_pa
     assert rec["evidence"]["nodesJoined"] == {f"ip-10-0-{n}-1": "karpenter.sh/nodepool=h100-mig (dcgm-exporter)"
                                               for n in (2, 3)}
     assert (rec["verdict"], rec["evidence"]["gpus"], report["findings"]) == ("keep", 32, [])
+
+
+def _pool_labelled(recording: str, nodes) -> str:
+    """The recording with Karpenter's pool label on the exporter's series of these nodes (a ServiceMonitor's
+    labelmap of the node's labels: test_node_labels_copied_onto_the_exporters_series_join_its_nodes)."""
+    for n in nodes:
+        recording = recording.replace(f'Hostname="ip-10-0-{n}-1"',
+                                      f'Hostname="ip-10-0-{n}-1",karpenter_sh_nodepool="h100-mig"')
+    return recording
 
 
 def _only_first_hours(recording: str, node: str, hours: float, total: float = 26) -> str:
@@ -968,9 +975,7 @@ def test_more_removed_nodes_than_present_ones_are_reported_not_priced(run, tmp_p
                                          + [dcgm_samples.Gpu("ip-10-0-6-1", i, "batch", f"x-{i}", (36000, 2000), 60,
                                                              "NVIDIA H100 80GB HBM3", 81559) for i in range(8)],
                                          hours=26, step=600)
-    for n in (2, 3, 6):
-        recording = recording.replace(f'Hostname="ip-10-0-{n}-1"',
-                                      f'Hostname="ip-10-0-{n}-1",karpenter_sh_nodepool="h100-mig"')
+    recording = _pool_labelled(recording, (2, 3, 6))
     (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
     _h100_pool(tmp_path, ["ip-10-0-0-1"], gpus_limit=64)
     before = (tmp_path / "h100.yaml").read_bytes()
@@ -991,9 +996,7 @@ def test_a_join_beyond_the_pools_limits_is_reported_not_priced(run, tmp_path):
     never ran them at once): the join is reported, nothing is priced."""
     small, nightly = _nightly()
     recording = dcgm_samples.openmetrics(small + nightly, hours=26, step=600)
-    for n in (2, 3):
-        recording = recording.replace(f'Hostname="ip-10-0-{n}-1"',
-                                      f'Hostname="ip-10-0-{n}-1",karpenter_sh_nodepool="h100-mig"')
+    recording = _pool_labelled(recording, (2, 3))
     (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
     _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"], gpus_limit=16)
     report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",

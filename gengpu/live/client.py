@@ -13,7 +13,6 @@ from gengpu.reporting.safe import shown
 
 RETRIES = 3  # tries of a request the server answers 429 or 503
 MAX_ANSWER = 256 * 1024 * 1024  # bytes of one answer (GENGPU_MAX_ANSWER_BYTES): a page of 500 pods is a few MiB
-CHUNK = 64 * 1024
 
 
 class Api:
@@ -64,7 +63,7 @@ class Api:
 
         from kubernetes.client.exceptions import ApiException
 
-        from gengpu import settings
+        from gengpu import answers, settings
 
         # an exec or OIDC credential refreshes here, as the client's ApiClient does before each request
         headers = {"Accept": "application/json", "User-Agent": "gengpu"}
@@ -86,10 +85,18 @@ class Api:
                                                 max(0.0, until - time.monotonic() - 1)))
                 continue
             try:
-                data = _read_whole(response, until, limit, path)
-            except BaseException:
+                data = answers.read_whole(response, until, limit)
+            except TimeoutError as exc:
                 response.close()  # (read in part: the connection is not reused)
+                raise TimeoutError(f"the answer to {path} {exc}") from None
+            except BaseException:
+                response.close()
                 raise
+            if len(data) > limit:
+                response.close()
+                shown_limit = f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
+                raise UsageError(f"the API server's answer to {path} is over {shown_limit} (GENGPU_MAX_ANSWER_BYTES "
+                                 "sets the limit); no page of objects is that large")
             response.release_conn()
             if not 200 <= answer.status <= 299:
                 raise ApiException(status=answer.status, reason=answer.reason)
@@ -120,35 +127,6 @@ def continue_token(data: bytes) -> str | None:
     """The continue token at the head of a list's answer, read without parsing it (None where it is not there)."""
     found = _CONTINUE.match(data[:4096])
     return found.group(1).decode("ascii") if found else None
-
-
-def _read_whole(response, until: float, limit: int, path: str) -> bytes:
-    """The body as it comes, chunk by chunk, cut off at `until` (each read's socket timeout is what is left, so a
-    server that sends a byte at a time is not waited on read after read) and at `limit` bytes."""
-    parts, size = [], 0
-    while True:
-        left = until - time.monotonic()
-        if left <= 0:
-            raise TimeoutError(f"the answer to {path} did not arrive whole in time ({size} bytes so far)")
-        # (the socket goes once the body has been read: an HTTP/1.0 server closes it)
-        sock = getattr(getattr(getattr(getattr(response, "_fp", None), "fp", None), "raw", None), "_sock", None)
-        if sock is not None and sock.fileno() != -1:
-            sock.settimeout(left)
-        try:
-            chunk = response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
-        except Exception as exc:  # noqa: BLE001  (urllib3's ReadTimeoutError when what was left ran out)
-            if "timed out" in str(exc).lower() or isinstance(exc, TimeoutError):
-                raise TimeoutError(f"the answer to {path} did not arrive whole in time ({size} bytes so far)") \
-                    from None
-            raise
-        if not chunk:
-            return b"".join(parts)
-        parts.append(chunk)
-        size += len(chunk)
-        if size > limit:
-            shown_limit = f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
-            raise UsageError(f"the API server's answer to {path} is over {shown_limit} (GENGPU_MAX_ANSWER_BYTES sets "
-                             "the limit); no page of objects is that large")
 
 
 def tls_failure(exc) -> str | None:

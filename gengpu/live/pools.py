@@ -138,20 +138,15 @@ def _pool_keys(profile: Profile, pool: NodePool) -> list[tuple[str, str]]:
 
 def pool_by_labels(profile: Profile, labels: dict[str, str]) -> tuple[NodePool | None, str]:
     """(the pool, the label that says so) of a node's labels: gengpu's or a provisioner's pool label, else a pool's
-    own nodeSelector; (None, "") when no label says."""
-    for pool in profile.node_pools:
-        for key, value in _pool_keys(profile, pool):
-            if labels.get(key) == value:
-                return pool, f"{key}={value}"
-    for pool in profile.node_pools:
-        if pool.node_selector and all(labels.get(k) == v for k, v in pool.node_selector.items()):
-            return pool, "the pool's nodeSelector"
-    return None, ""
+    own nodeSelector; (None, "") when no label says. The first of pools_by_labels, in the profile's order."""
+    named = pools_by_labels(profile, labels)
+    return named[0] if named else (None, "")
 
 
 def pools_by_labels(profile: Profile, labels: dict[str, str]) -> list[tuple[NodePool, str]]:
     """Every pool a node's pool labels name, each with the first label that says so: more than one when sources
-    disagree (kube-state-metrics' gengpu.dev/pool against Karpenter's karpenter.sh/nodepool)."""
+    disagree (kube-state-metrics' gengpu.dev/pool against Karpenter's karpenter.sh/nodepool); else the first pool
+    whose own nodeSelector the labels match."""
     named: dict[int, tuple[NodePool, str]] = {}
     for pool in profile.node_pools:
         for key, value in _pool_keys(profile, pool):
@@ -159,8 +154,10 @@ def pools_by_labels(profile: Profile, labels: dict[str, str]) -> list[tuple[Node
                 named[pool.index] = (pool, f"{key}={value}")
     if named:
         return list(named.values())
-    pool, how = pool_by_labels(profile, labels)
-    return [(pool, how)] if pool is not None else []
+    for pool in profile.node_pools:
+        if pool.node_selector and all(labels.get(k) == v for k, v in pool.node_selector.items()):
+            return [(pool, "the pool's nodeSelector")]
+    return []
 
 
 def pool_label_keys(profile: Profile) -> list[str]:

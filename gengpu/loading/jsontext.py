@@ -11,6 +11,10 @@ class JsonRefused(ValueError):
     """Why an answer or file is not JSON gengpu reads."""
 
 
+class NotJson(JsonRefused):
+    """Not JSON at all (a login page, a proxy's error), as opposed to JSON gengpu refuses."""
+
+
 def _unique(pairs: list) -> dict:
     data = dict(pairs)
     if len(data) != len(pairs):
@@ -29,7 +33,7 @@ def parse(raw: bytes | str):
     except RecursionError:
         raise JsonRefused("it is nested deeper than any Kubernetes object or Prometheus answer") from None
     except ValueError as exc:
-        raise JsonRefused(f"not JSON ({str(exc).splitlines()[0][:120]})") from None
+        raise NotJson(f"not JSON ({str(exc).splitlines()[0][:120]})") from None
 
 
 _SPACE = " \t\n\r"

@@ -16,7 +16,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from gengpu import settings
+from gengpu import answers, settings
 from gengpu.findings import UsageError
 from gengpu.loading import jsontext
 from gengpu.reporting.safe import shown
@@ -24,7 +24,6 @@ from gengpu.reporting.safe import shown
 MAX_ANSWER = 64 * 1024 * 1024
 TIMEOUT = 60.0  # seconds for one whole answer (GENGPU_PROMETHEUS_TIMEOUT)
 DEADLINE = 600.0  # seconds for all of a command's queries (GENGPU_PROMETHEUS_DEADLINE)
-CHUNK = 64 * 1024
 RETRIES = 3  # tries of one query answered 429 or 503
 TOKEN_ENV = "GENGPU_PROMETHEUS_TOKEN"  # a bearer token, for a server behind an authenticating proxy
 
@@ -64,7 +63,7 @@ class Prometheus:
         for attempt in range(RETRIES):
             try:
                 with urllib.request.urlopen(request, timeout=max(0.001, until - time.monotonic())) as response:
-                    raw = _read_by(response, until, self.url)
+                    raw = answers.read_whole(response, until, MAX_ANSWER)
                 break
             except urllib.error.HTTPError as e:
                 if e.code in (429, 503) and attempt < RETRIES - 1 and time.monotonic() < until - 1:
@@ -82,11 +81,10 @@ class Prometheus:
                              "query; narrow the window (--since) or check fewer pools at once")
         try:
             answer = jsontext.parse(raw)
+        except jsontext.NotJson:  # (a login page, a proxy's error: told below as not a Prometheus at all)
+            answer = None
         except jsontext.JsonRefused as exc:
-            if str(exc).startswith("not JSON"):  # (a login page, a proxy's error: not a Prometheus at all)
-                answer = None
-            else:
-                raise UsageError(f"{self.url}/api/v1/query did not answer JSON gengpu reads: {exc}") from None
+            raise UsageError(f"{self.url}/api/v1/query did not answer JSON gengpu reads: {exc}") from None
         if not isinstance(answer, dict) or answer.get("status") != "success" or not isinstance(answer.get("data"), dict):
             raise UsageError(f"{self.url}/api/v1/query did not answer as Prometheus does (no status: success); is it "
                              "a Prometheus-compatible server?")
@@ -135,25 +133,6 @@ class Prometheus:
             raise UsageError(f"TLS with Prometheus at {self.url} failed: the handshake did not complete "
                              f"({shown(str(reason)[:300])})") from None
         raise UsageError(f"cannot reach Prometheus at {self.url}: {shown(str(reason)[:300])}") from None
-
-
-def _read_by(response, until: float, url: str) -> bytes:
-    """The body, in chunks as they come, until MAX_ANSWER + 1 bytes or the end; cut off at `until` however steadily
-    the server trickles (a socket timeout bounds each read, not the answer)."""
-    parts, size = [], 0
-    while size <= MAX_ANSWER:
-        left = until - time.monotonic()
-        if left <= 0:
-            raise TimeoutError(f"the answer did not arrive whole in time ({size} bytes so far)")
-        sock = getattr(getattr(getattr(response, "fp", None), "raw", None), "_sock", None)
-        if sock is not None:
-            sock.settimeout(left)  # a read that started in time ends in time
-        chunk = response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
-        if not chunk:
-            break
-        parts.append(chunk)
-        size += len(chunk)
-    return b"".join(parts)
 
 
 def _json(raw: bytes):

@@ -303,3 +303,18 @@ def test_aks_auto_provisioned_nodes_follow_the_kubernetes_version_for_ubuntu():
                                       "argocd": {"repoURL": "https://github.com/example/gitops.git"}}}, "a.yaml")
     nodeclass = next(o for o in aks_node_auto_provisioning(profile, profile.node_pools[0]) if o["kind"] == "AKSNodeClass")
     assert nodeclass["spec"]["imageFamily"] == "Ubuntu"
+
+
+def test_a_claim_template_whose_name_is_not_a_string_is_its_schema_finding_only(run, tmp_path):
+    """scripts/fuzz case 4179: a ResourceClaimTemplate whose metadata.name is a mapping, beside a queued Job, made
+    kueue-dra-claim-inadmissible key a dict by a dict (exit 3); the object's schema finding says what is wrong."""
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata:\n  name: {a: b}\nspec:\n  spec:\n"
+        "    devices:\n      requests:\n      - name: gpu\n        exactly: {deviceClassName: gpu.nvidia.com}\n---\n"
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train\n  labels: {kueue.x-k8s.io/queue-name: q}\n"
+        "spec:\n  template:\n    spec:\n      restartPolicy: Never\n      resourceClaims:\n      - name: gpu\n"
+        "        resourceClaimTemplateName: {a: b}\n      containers:\n      - name: c\n        image: x\n"
+        "        resources: {claims: [{name: gpu}]}\n")
+    result = run("validate", "job.yaml", "--output", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert {f["rule"] for f in json.loads(result.stdout)["findings"]} == {"object-schema"}

@@ -286,3 +286,13 @@ def test_fields_of_a_newer_operator_release_the_files_pin_are_said_once(run, tmp
     assert together == [("policy.yaml", 16, "info", "object-schema",
                          "ClusterPolicy cluster-policy: fields gengpu's CRD (from v26.7.0) does not have, 'futureThing' "
                          "first; these files install gpu-operator v27.1.0, whose CRD may have them: not checked")]
+
+
+def test_an_anchor_defined_twice_in_a_file_nested_past_the_limit_is_a_finding(run, tmp_path):
+    """scripts/fuzz case 3913: the stream that libyaml refuses for its second anchor is composed again in pure
+    Python, which recursed once per level: 1,200 levels were gengpu's internal error (exit 3), not yaml-limit."""
+    (tmp_path / "deep.yaml").write_text("a: &x 1\nb: &x 2\nc: " + "[" * 1200 + "]" * 1200 + "\n")
+    result = run("validate", "deep.yaml", "--output", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert [(f["line"], f["rule"], f["message"]) for f in json.loads(result.stdout)["findings"]] == [
+        (1, "yaml-limit", "values nest deeper than 100 levels")]

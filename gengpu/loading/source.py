@@ -37,8 +37,7 @@ class _RedefiningLoader(yaml.BaseLoader):
     replace an earlier one (an alias names the nearest one before it), and Go's yaml.v3 behind kustomize, kubectl
     and Flux reads it so. Pure Python, so only such streams pay for it."""
 
-    def resolve(self, kind, value, implicit):
-        return _DEFAULT_TAGS[kind]
+    resolve = _Loader.resolve
 
     def compose_node(self, parent, index):
         if not self.check_event(yaml.AliasEvent):
@@ -49,6 +48,8 @@ class _RedefiningLoader(yaml.BaseLoader):
 
 # Limits a file must stay within. Kubernetes refuses objects over 3 MiB; a GitOps file is far smaller.
 MAX_DEPTH = 100  # CRD schemas, the deepest real objects, nest about 40 levels
+_DEEP = ("yaml-limit", f"values nest deeper than {MAX_DEPTH} levels",
+         "flatten the structure; no Kubernetes object or GPU config nests this deep")
 MIN_NODE_BUDGET = 100_000  # values a document may expand to through aliases, at the least...
 ALIAS_GROWTH = 10  # ...or this many times the nodes it is written with
 
@@ -257,8 +258,7 @@ class _Builder:
 
     def _build(self, node, depth: int):
         if depth > MAX_DEPTH:
-            raise _Stop(node, "yaml-limit", f"values nest deeper than {MAX_DEPTH} levels",
-                        "flatten the structure; no Kubernetes object or GPU config nests this deep")
+            raise _Stop(node, *_DEEP)
         if isinstance(node, ScalarNode):
             return _scalar(node, self.text)
         if isinstance(node, SequenceNode):
@@ -351,6 +351,8 @@ def load_documents(text: str, file: str, loader_class=None) -> tuple[list[Docume
             loader.dispose()
             return load_documents(text, file, _RedefiningLoader)
         return docs, [_syntax_finding(file, exc)]
+    except RecursionError:  # (the pure-Python composer of _RedefiningLoader recurses per level; libyaml does not)
+        return docs, [_mark_finding(file, None, *_DEEP)]
     finally:
         loader.dispose()
     return docs, []

@@ -107,14 +107,15 @@ class Api:
         self.rest.close()
 
 
-def parse(data: bytes) -> dict:
-    """An answer's JSON, parsed once; refused (as the client's ApiException) when it is not JSON gengpu reads."""
+def parse(data: bytes, unread: tuple[tuple[str, str], ...] = ()) -> dict:
+    """An answer's JSON, parsed once (the values under the keys `unread` stepped over, see jsontext.parse_unread);
+    refused (as the client's ApiException) when it is not JSON gengpu reads."""
     from kubernetes.client.exceptions import ApiException
 
     from gengpu.loading import jsontext
 
     try:
-        return jsontext.parse(data)
+        return jsontext.parse_unread(data, unread) if unread else jsontext.parse(data)
     except jsontext.JsonRefused as exc:
         raise ApiException(status=200, reason=f"the answer is not JSON gengpu reads: {exc}") from None
 

@@ -32,6 +32,15 @@ CLUSTER_KINDS = [
     ("resource.nvidia.com", "v1beta1", "computedomains", "ComputeDomain"),
     ("resource.k8s.io", "v1alpha3", "devicetaintrules", "DeviceTaintRule"),
 ]
+# values no check reads, stepped over unbuilt when a list is parsed (jsontext.parse_unread): an object's
+# managedFields (in every kind; as "[", never the "{" a ResourceSlice attribute of that name would take), a node's
+# images and annotations, a container's env, mounts, ports, command and probes; kept() drops them all
+_MANAGED = (("managedFields", "["),)
+_CONTAINER_BULK = (("annotations", "{"), ("volumes", "["), ("volumeMounts", "["), ("env", "["), ("envFrom", "["),
+                   ("ports", "["), ("command", "["), ("args", "["), ("livenessProbe", "{"), ("readinessProbe", "{"),
+                   ("startupProbe", "{"))
+UNREAD = {"nodes": _MANAGED + (("annotations", "{"), ("images", "[")), "pods": _MANAGED + _CONTAINER_BULK,
+          "daemonsets": _MANAGED + _CONTAINER_BULK}
 # a Warning event's message longer than this is cut (the kubelet's sandbox errors run to kilobytes)
 EVENT_MESSAGE = 1000
 CONFIGMAPS = ("gengpu-device-plugin-config", "gengpu-mig-parted-config")
@@ -86,7 +95,7 @@ def _pages(api: Api, path: str, what: str, keep, progress, clock: Clock, query: 
                 while True:
                     peeked = continue_token(raw)
                     upcoming = ahead.submit(ask, peeked) if peeked else None
-                    data = parse(raw)
+                    data = parse(raw, UNREAD.get(what, _MANAGED))
                     del raw
                     items = data.get("items") or []
                     seen += len(items)

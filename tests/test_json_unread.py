@@ -1,0 +1,97 @@
+"""A large list from the API server is parsed around the values no check reads (jsontext.parse_unread: an object's
+managedFields, a node's images, a container's env ...), which halved the parse of a 20,000-node cluster (issue
+50). What it gives must be what the whole parse gives, less exactly those values; what it refuses, the whole parse
+refuses for the same reason."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gengpu.live.kube import UNREAD
+from gengpu.loading import jsontext
+
+UNREAD_HERE = (("managedFields", "["), ("env", "["), ("annotations", "{"))
+_KEYS = st.sampled_from(["managedFields", "env", "annotations", "name", "a"])
+# strings that spell a mark, quotes and all: inside a string its quotes are escaped, so it is never a hit
+_TEXT = st.one_of(st.text(max_size=6), st.sampled_from([',"env":[', ',"managedFields":[1]', '"annotations":{}', "\\"]))
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), _TEXT)
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=4)), max_leaves=25)
+
+
+def _without_unread(value):
+    """value less every unread key whose value opens as the mark says (an array for "[", an object for "{")."""
+    if isinstance(value, dict):
+        kinds = dict(UNREAD_HERE)
+        return {k: _without_unread(v) for k, v in value.items()
+                if not (k in kinds and isinstance(v, list if kinds[k] == "[" else dict))}
+    if isinstance(value, list):
+        return [_without_unread(v) for v in value]
+    return value
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(_VALUES, st.booleans())
+def test_parsed_around_the_unread_values_is_the_whole_less_them(value, compact):
+    # compact as the API server writes it; with spaces (no mark matches) the whole is parsed, as before
+    text = json.dumps(value, separators=(",", ":") if compact else (", ", ": "))
+    assert _without_unread(jsontext.parse_unread(text.encode(), UNREAD_HERE)) == _without_unread(value)
+    if not compact:
+        assert jsontext.parse_unread(text.encode(), UNREAD_HERE) == value
+
+
+def test_a_real_node_and_pod_lose_only_what_no_check_reads():
+    """A node and a pod as a real API server writes them (tests/apiload.py): only the listed bulk is gone."""
+    import apiload
+
+    node = apiload.real_node({"apiVersion": "v1", "kind": "Node", "metadata": {
+        "name": "gpu-1", "labels": {"annotations": "a label named so", "env": "prod"}},
+        "status": {"capacity": {"nvidia.com/gpu": "8"}, "conditions": [{"type": "Ready", "status": "True"}]}}, 1)
+    node["metadata"]["managedFields"] = [{"manager": "kubelet", "fieldsType": "FieldsV1",
+                                          "fieldsV1": {"f:metadata": {"f:labels": {".": {}}}}}]
+    raw = json.dumps({"kind": "NodeList", "metadata": {}, "items": [node]}, separators=(",", ":")).encode()
+    got = jsontext.parse_unread(raw, UNREAD["nodes"])["items"][0]
+    assert "managedFields" not in got["metadata"] and "annotations" not in got["metadata"]
+    assert "images" not in got["status"]
+    assert got["metadata"]["labels"] == node["metadata"]["labels"]
+    assert {"annotations": "a label named so", "env": "prod"}.items() <= got["metadata"]["labels"].items()
+    assert got["status"]["capacity"] == node["status"]["capacity"]
+    assert got["status"]["nodeInfo"] == node["status"]["nodeInfo"]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml", "managedFields": []},
+           "spec": {"nodeName": "gpu-1", "containers": [{"name": "c", "image": "i", "env": [{"name": "A"}],
+                                                         "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                                                         "command": ["x"], "volumeMounts": []}],
+                    "volumes": [{"name": "v"}], "tolerations": [{"key": "nvidia.com/gpu"}]}}
+    raw = json.dumps({"kind": "PodList", "metadata": {}, "items": [pod]}, separators=(",", ":")).encode()
+    assert jsontext.parse_unread(raw, UNREAD["pods"])["items"][0] == {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"},
+        "spec": {"nodeName": "gpu-1", "containers": [{"name": "c", "image": "i",
+                                                      "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+                 "tolerations": [{"key": "nvidia.com/gpu"}]}}
+
+
+@pytest.mark.parametrize("raw, why", [
+    (b'{"items":[{"metadata":{"name":"a","name":"b","managedFields":[]}}]}',
+     "the key 'name' is given twice in one object"),
+    (b'{"items":[{"metadata":{"name":"a","managedFields":' + b"[" * 100_000 + b"]" * 100_000 + b"}}]}",
+     "it is nested deeper than any Kubernetes object or Prometheus answer"),
+    (b'{"items":[{"metadata":{"name":"a","managedFields":[{"manager":', "not JSON"),
+    (b'{"items":[{"metadata":{"name":"\xff","managedFields":[]}}]}', "not JSON"),
+])
+def test_what_the_whole_parse_refuses_is_refused_for_the_same_reason(raw, why):
+    with pytest.raises(jsontext.JsonRefused) as unread:
+        jsontext.parse_unread(raw, UNREAD_HERE)
+    with pytest.raises(jsontext.JsonRefused) as whole:
+        jsontext.parse(raw)
+    assert str(unread.value) == str(whole.value)
+    assert str(unread.value).startswith(why)
+
+
+def test_a_key_twice_within_an_unread_value_is_not_read_so_not_refused():
+    """The check for a key given twice is for what gengpu reads: within managedFields nothing is."""
+    raw = b'{"items":[{"metadata":{"name":"a","managedFields":[{"manager":"x","manager":"y"}]}}]}'
+    assert jsontext.parse_unread(raw, UNREAD_HERE) == {"items": [{"metadata": {"name": "a"}}]}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from gengpu import catalog, mig, names
 from gengpu.live import pools as live_pools
+from gengpu.adopting_sharing import REPLICAS, counts as _counts, mig_devices, sharing_of
 from gengpu.live.snapshot import Item, Snapshot
 
 PLATFORM_LABELS = (  # (label, platform, whether its value names the node group)
@@ -25,8 +26,6 @@ PLATFORM_LABELS = (  # (label, platform, whether its value names the node group)
     ("kubernetes.azure.com/agentpool", "aks", True),
 )
 REGION = "topology.kubernetes.io/region"
-STRATEGY = "nvidia.com/gpu.sharing-strategy"
-REPLICAS = "nvidia.com/gpu.replicas"
 
 
 @dataclass
@@ -142,7 +141,7 @@ def pool_of(group: Group, platform: str) -> tuple[dict, list[str]]:
     if vms:
         pool.update(vms)
     else:
-        sharing = _sharing(first, gpus, gpu_id)
+        sharing = sharing_of(first, gpus, gpu_id)
         if sharing:
             pool["sharing"] = sharing
     if group.dra:
@@ -167,12 +166,12 @@ def _gpus_per_node(item: Item, spec: dict | None, gpu_id: str | None) -> tuple[i
     counts = _counts(item)
     preset = labels.get("nvidia.com/mig.config", "")
     layout = mig.preset_layout(gpu_id, preset) if gpu_id and preset.startswith("all-") else None
-    devices = {r.removeprefix("nvidia.com/mig-"): n for r, n in counts.items() if r.startswith("nvidia.com/mig-") and n}
+    devices, _ = mig_devices(item)
     if layout and devices and all(p in layout for p in devices):
         per = {p: devices.get(p, 0) / n for p, n in layout.items()}
         if len(set(per.values())) == 1 and float(next(iter(per.values()))).is_integer():
             return int(next(iter(per.values()))), f"its MIG devices over {preset}'s layout per GPU"
-    single = re.search(r"-MIG-(\d+g\.\d+gb)$", product)
+    single = re.search(r"-MIG-(\d+g\.\d+gb)(?:-SHARED)?$", product)
     if single and layout and count and count.isdecimal() and sum(layout.values()) and \
             int(count) % sum(layout.values()) == 0:
         return int(count) // sum(layout.values()), f"GFD's {count} MIG devices over {preset}'s layout per GPU"
@@ -204,7 +203,7 @@ def _gpus_per_node(item: Item, spec: dict | None, gpu_id: str | None) -> tuple[i
                 return shared // int(replicas), f"the {shared} GPUs it registers over GFD's {replicas} replicas"
             return None, ""
         if "nvidia.com/gpu.shared" not in counts and shared <= MAX_GPUS:
-            return shared, (f"the nvidia.com/gpu it registers (no label says whether they are shared: a time-sliced "
+            return shared, ("the nvidia.com/gpu it registers (no label says whether they are shared: a time-sliced "
                             "GPU registers once per replica)")
     return None, ""
 
@@ -263,62 +262,6 @@ def _for_vms(item: Item, gpu_id: str | None) -> dict:
     if vms or label == "vm-passthrough" or item.labels.get(CC_MODE) in ("on", "devtools", "ppcie"):
         return {"workload": "vm-passthrough"}
     return {}
-
-
-def _counts(item: Item) -> dict[str, int]:
-    """What the node registered: capacity (allocatable where the snapshot has no capacity), without a name the
-    node no longer serves (allocatable 0 beside another GPU resource that is offered: the kubelet keeps a renamed
-    resource's capacity for a while)."""
-    out, offered = {}, {}
-    for section in ("allocatable", "capacity"):
-        for k, v in item.mapping("status", section).items():
-            if str(k).startswith(live_pools.GPU_PREFIXES) and str(v).isdecimal():
-                out[str(k)] = int(v)
-                if section == "allocatable":
-                    offered[str(k)] = int(v)
-    if any(offered.values()):
-        out = {k: v for k, v in out.items() if offered.get(k, v) > 0 or k not in offered}
-    return out
-
-
-def _sharing(item: Item, gpus: int | None, gpu_id: str | None) -> dict | None:
-    """The sharing the node shows: MIG devices (mixed: per resource; single: GFD's -MIG-<profile> product), else
-    GFD's sharing strategy and replicas, with the shared GPUs renamed where they are advertised as .shared."""
-    labels, counts = item.labels, _counts(item)
-    devices = {r.removeprefix("nvidia.com/mig-"): n for r, n in counts.items() if r.startswith("nvidia.com/mig-") and n}
-    if not devices:  # GFD's per-profile labels under the mixed strategy (nvidia.com/mig-<profile>.count)
-        devices = {m.group(1): int(v) for k, v in labels.items()
-                   if (m := re.match(r"^nvidia\.com/mig-(\d+g\.\d+gb)\.count$", k)) and str(v).isdecimal() and int(v)}
-    product = labels.get(live_pools.PRODUCT, "")
-    if devices and gpus:
-        layout = {p: n // gpus for p, n in sorted(devices.items()) if n // gpus}
-        return {"mode": "mig", "mig": {"strategy": "mixed", **_layout_or_preset(layout, labels, gpu_id)}}
-    single = re.search(r"-MIG-(\d+g\.\d+gb)$", product)
-    # under the single strategy GFD counts the MIG devices in gpu.count, as the plugin registers them
-    registered = counts.get("nvidia.com/gpu") or (int(labels[live_pools.COUNT])
-                                                  if labels.get(live_pools.COUNT, "").isdecimal() else 0)
-    if single and gpus and registered:
-        layout = {single.group(1): registered // gpus}
-        return {"mode": "mig", "mig": {"strategy": "single", **_layout_or_preset(layout, labels, gpu_id)}}
-    strategy, replicas = labels.get(STRATEGY), labels.get(REPLICAS)
-    shared = counts.get("nvidia.com/gpu.shared") or counts.get("nvidia.com/gpu")
-    if not (replicas and replicas.isdecimal()) and shared and gpus and shared > gpus and shared % gpus == 0:
-        replicas = str(shared // gpus)  # no GFD label: what the plugin registered per GPU
-    if replicas and replicas.isdecimal() and int(replicas) > 1 and strategy in (None, "time-slicing", "mps"):
-        # GFD before the sharing-strategy label knew only time-slicing
-        out = {"mode": strategy or "time-slicing", "replicas": int(replicas)}
-        if "nvidia.com/gpu.shared" in counts:
-            out["renameByDefault"] = True
-        return out
-    return None
-
-
-def _layout_or_preset(layout: dict, labels: dict, gpu_id: str | None) -> dict:
-    """NVIDIA's stock config name where the node runs one and it is this layout, else the layout itself."""
-    config = labels.get("nvidia.com/mig.config", "")
-    if gpu_id and config.startswith("all-") and mig.preset_layout(gpu_id, config) == layout:
-        return {"preset": config}
-    return {"layout": layout}
 
 
 def _plugin_seen(item: Item) -> bool:

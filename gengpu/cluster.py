@@ -46,6 +46,11 @@ def mig_layout(pool: NodePool) -> dict:
     return dict(m.layout) if m.layout else (mig.preset_layout(pool.gpu_id, m.preset) or {})
 
 
+def mig_resource(profile: str) -> str:
+    """The extended resource the device plugin advertises a MIG profile's devices as under the mixed strategy."""
+    return f"nvidia.com/mig-{profile.replace('+', '.')}"
+
+
 def gpu_counts(profile: Profile, pool: NodePool) -> list[int]:
     """GPUs per node: declared, or every count the pool's instance types have."""
     if pool.gpus_per_node:
@@ -74,10 +79,10 @@ def pool_offers(profile: Profile, pool: NodePool) -> PoolOffers:
         name = "nvidia.com/gpu.shared" if s.rename_by_default else "nvidia.com/gpu"
         offers = (Offer(name, 1 if fail else None, times(s.replicas)),)
     elif s.mode == "mig" and s.mig and s.mig.strategy == "mixed":
-        offers = tuple(Offer(f"nvidia.com/mig-{p.replace('+', '.')}", None, times(n))
-                       for p, n in mig_layout(pool).items())
+        offers = tuple(Offer(mig_resource(p), None, times(n * s.mig_replicas)) for p, n in mig_layout(pool).items())
     elif s.mode == "mig" and s.mig and (layout := mig_layout(pool)):
-        offers = (Offer("nvidia.com/gpu", None, times(sum(layout.values()))),)  # single: one per instance
+        # single: one per instance, each time-sliced mig.replicas ways
+        offers = (Offer("nvidia.com/gpu", None, times(sum(layout.values()) * s.mig_replicas)),)
     else:
         offers = (Offer("nvidia.com/gpu", None, gpus),)
     return PoolOffers(pool, offers, pool.taints)

@@ -30,6 +30,7 @@ class Mig:
     strategy: str
     layout: dict | None = None
     preset: str | None = None
+    replicas: int | None = None  # time-slicing on each MIG device (the device plugin's timeSlicing resources)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,11 @@ class Sharing:
     fail_requests_greater_than_one: bool | None = None
     mig: Mig | None = None
     allocation_policy: str | None = None  # the device plugin's sharedDevicesAllocationPolicy (v0.20.0+)
+
+    @property
+    def mig_replicas(self) -> int:
+        """How many pods take turns on each MIG device: 1 unless the MIG layout is time-sliced (mig.replicas)."""
+        return self.mig.replicas if self.mode == "mig" and self.mig is not None and self.mig.replicas else 1
 
 
 @dataclass(frozen=True)
@@ -244,7 +250,7 @@ def _sharing(data: dict | None) -> Sharing:
         replicas=data.get("replicas"),
         rename_by_default=data.get("renameByDefault", False),
         fail_requests_greater_than_one=data.get("failRequestsGreaterThanOne"),
-        mig=Mig(mig["strategy"], mig.get("layout"), mig.get("preset")) if mig else None,
+        mig=Mig(mig["strategy"], mig.get("layout"), mig.get("preset"), mig.get("replicas")) if mig else None,
         allocation_policy=data.get("allocationPolicy"),
     )
 

@@ -172,7 +172,8 @@ def slices(pool: NodePool) -> tuple[Slice, ...]:
     if layout:
         units = {name: int(name.split("g", 1)[0]) if name.split("g", 1)[0].isdecimal() else 1 for name in layout}
         total = sum(units[name] * count for name, count in layout.items())
-        return tuple(Slice(name, count, units[name] / total) for name, count in layout.items())
+        ways = s.mig_replicas  # (time-sliced: each MIG device taken by as many pods, in turns)
+        return tuple(Slice(name, count * ways, units[name] / total / ways) for name, count in layout.items())
     return (Slice("claim" if pool.dra else "GPU", 1, 1.0),)
 
 

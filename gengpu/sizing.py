@@ -78,7 +78,8 @@ def _sharing(pool: NodePool) -> dict:
         out["replicas"] = s.replicas
     if s.mig is not None:
         out["mig"] = {"strategy": s.mig.strategy, **({"layout": dict(s.mig.layout)} if s.mig.layout else {}),
-                      **({"preset": s.mig.preset} if s.mig.preset else {})}
+                      **({"preset": s.mig.preset} if s.mig.preset else {}),
+                      **({"replicas": s.mig.replicas} if s.mig.replicas else {})}
     return out
 
 
@@ -302,6 +303,11 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
         rec.verdict = "keep"
         rec.reason = "DRA pools are not sized from metrics yet" if pool.dra else \
             "several GPU models: sized per model by hand"
+        return rec
+    if pool.sharing.mig_replicas > 1:
+        rec.verdict = "keep"
+        rec.reason = (f"time-sliced MIG devices ({pool.sharing.mig_replicas} pods take turns on each): a device's "
+                      "figures are its pods' together, so no layout is proposed from them; size it by hand")
         return rec
     if pool.sharing.mode in ("time-slicing", "mps"):
         from gengpu import shared_sizing

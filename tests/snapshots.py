@@ -22,6 +22,12 @@ def plugin_config(pool: dict) -> str:
         block = {"renameByDefault": sharing.get("renameByDefault", False),
                  "resources": [{"name": "nvidia.com/gpu", "replicas": sharing["replicas"]}]}
         config["sharing"] = {"timeSlicing" if sharing["mode"] == "time-slicing" else "mps": block}
+    mig = sharing.get("mig") or {}
+    if sharing.get("mode") == "mig" and mig.get("replicas"):
+        # time-sliced MIG devices: named as the strategy advertises them (api/config/v1 replicas.go)
+        names = ["nvidia.com/gpu"] if mig.get("strategy") == "single" else \
+            [f"nvidia.com/mig-{p}" for p in mig.get("layout") or {}]
+        config["sharing"] = {"timeSlicing": {"resources": [{"name": n, "replicas": mig["replicas"]} for n in names]}}
     return yaml.safe_dump(config, sort_keys=False)
 
 
@@ -36,9 +42,10 @@ def advertised(pool: dict, gpus: int) -> dict[str, int]:
     if mode == "mig":
         mig = sharing.get("mig") or {}
         layout = mig.get("layout") or {}
+        ways = mig.get("replicas") or 1  # (a time-sliced device is offered once per replica)
         if mig.get("strategy") == "single":
-            return {"nvidia.com/gpu": gpus * sum(layout.values())}
-        return {f"nvidia.com/mig-{p}": gpus * n for p, n in layout.items()}
+            return {"nvidia.com/gpu": gpus * sum(layout.values()) * ways}
+        return {f"nvidia.com/mig-{p}": gpus * n * ways for p, n in layout.items()}
     return {"nvidia.com/gpu": gpus}
 
 
@@ -65,6 +72,14 @@ def node(profile: dict, pool: dict, index: int, gpus: int = 1, product: str = "N
         (profile_name, per_gpu), = mig["layout"].items()
         labels.update({"nvidia.com/gpu.count": str(gpus * per_gpu),
                        "nvidia.com/gpu.product": f"{product}-MIG-{profile_name}"})
+    if mode == "mig" and mig.get("replicas"):
+        # GFD labels each MIG resource's replicas and strategy, and a -SHARED product (internal/lm/resource.go)
+        names = ["nvidia.com/gpu"] if mig.get("strategy") == "single" else \
+            [f"nvidia.com/mig-{p}" for p in mig.get("layout") or {}]
+        for name in names:
+            labels.update({f"{name}.replicas": str(mig["replicas"]), f"{name}.sharing-strategy": "time-slicing"})
+        if mig.get("strategy") == "single":
+            labels["nvidia.com/gpu.product"] += "-SHARED"
     if mode in SHARED and pool.get("allocation") != "dra":
         # GFD labels nvidia.com/gpu.* whatever the advertised name; -SHARED only when the resource is not renamed
         # (k8s-device-plugin internal/lm/resource.go: fullGPUResourceName, getProductName)

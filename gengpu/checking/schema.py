@@ -46,6 +46,8 @@ def _fix_for(error, written: str | None = None) -> str:
         return (f"did you mean {close[0]}? " if close else "") + "remove it or fix its spelling; allowed here: " + \
             ", ".join(_allowed_keys(schema))
     if v == "minimum":
+        if list(error.absolute_path)[-2:] == ["mig", "replicas"] and error.instance == 1:
+            return "use 2 or more to time-slice each MIG device; for one pod per MIG device, remove mig.replicas"
         if list(error.absolute_path)[-1:] == ["replicas"] and error.instance == 1:
             return "use 2 or more to share each GPU; for one pod per GPU, set sharing.mode: none"
         return f"use {error.validator_value} or more"
@@ -59,6 +61,9 @@ def _fix_for(error, written: str | None = None) -> str:
         return "remove the repeated entries"
     if v == "not" and "enum" in error.validator_value:
         return "pick a name other than " + ", ".join(error.validator_value["enum"])
+    if v == "not" and error.validator_value == {"required": ["mig"]}:
+        return ("a MIG layout goes with mode: mig; to share MIG devices between pods set mode: mig and mig.replicas "
+                "(time-slicing on each MIG device: NVIDIA's device plugin runs no MPS on MIG devices)")
     if v == "oneOf" and "layout" in str(error.validator_value):
         return "give exactly one of layout or preset"
     if v == "False":
@@ -77,6 +82,8 @@ def _message(error, path) -> str:
         return f"missing required field '{missing[0]}'" + ("" if base == "(top level)" else f" in '{base}'")
     if v == "oneOf" and "layout" in str(error.validator_value):
         return f"'{field}' needs exactly one of layout or preset"
+    if v == "not" and error.validator_value == {"required": ["mig"]}:
+        return f"'{field}.mig' is not allowed with sharing mode {(error.instance or {}).get('mode')}"
     if error.schema is False or v == "False":
         return f"'{field}' is not allowed with this sharing mode"
     return f"'{field}': {error.message}"

@@ -41,6 +41,9 @@ def _gke_native_selectors(profile: Profile, pool: NodePool) -> dict:
     if s.mode == "mps":
         return {"cloud.google.com/gke-gpu-sharing-strategy": "mps",
                 "cloud.google.com/gke-max-shared-clients-per-gpu": str(s.replicas)}
+    if s.mig_replicas > 1:  # time-shared MIG partitions
+        return {"cloud.google.com/gke-gpu-sharing-strategy": "time-sharing",
+                "cloud.google.com/gke-max-shared-clients-per-gpu": str(s.mig_replicas)}
     return {}
 
 

@@ -135,6 +135,7 @@ def gke_gpu_sharing(profile: Profile, pool: NodePool) -> dict:
         return {"sharingStrategy": "TIME_SHARING" if s.mode == "time-slicing" else "MPS",
                 "maxSharedClientsPerGPU": s.replicas}
     layout = mig_layout(pool) if s.mode == "mig" else {}
-    if len(layout) == 1:
-        return {"gpuPartitionSize": next(iter(layout))}
+    if len(layout) == 1:  # (GKE time-shares MIG partitions too: "Share GPUs with multiple workloads using time-sharing")
+        return {"gpuPartitionSize": next(iter(layout)), **({"sharingStrategy": "TIME_SHARING", "maxSharedClientsPerGPU":
+                                                            s.mig_replicas} if s.mig_replicas > 1 else {})}
     return {}

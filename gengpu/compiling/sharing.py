@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gengpu.cluster import mig_layout, mig_strategy
+from gengpu.cluster import mig_layout, mig_resource, mig_strategy
 from gengpu.model import NodePool, Profile
 
 DEVICE_PLUGIN_CONFIGMAP = "gengpu-device-plugin-config"
@@ -10,12 +10,8 @@ MIG_PARTED_CONFIGMAP = "gengpu-mig-parted-config"
 DEFAULT_KEY = "default"
 
 
-
-
 def mig_pools(profile: Profile) -> list[NodePool]:
     return [p for p in profile.node_pools if p.sharing.mode == "mig"]
-
-
 
 
 def device_plugin_config(profile: Profile, pool: NodePool | None) -> dict:
@@ -25,6 +21,15 @@ def device_plugin_config(profile: Profile, pool: NodePool | None) -> dict:
         # which replicas or MIG devices a pod gets: packed fills GPUs already in use (k8s-device-plugin v0.20.0
         # api/config/v1 flags.go PluginCommandLineFlags.SharedDevicesAllocationPolicy)
         config["flags"]["plugin"] = {"sharedDevicesAllocationPolicy": pool.sharing.allocation_policy}
+    if pool is not None and pool.sharing.mig_replicas > 1:
+        # MIG devices time-sliced: named as the strategy advertises them (k8s-device-plugin api/config/v1
+        # replicas.go takes nvidia.com/mig-* resources; MPS refuses MIG devices, mps.go)
+        replicas = pool.sharing.mig_replicas
+        names = [mig_resource(p) for p in mig_layout(pool)] if pool.sharing.mig.strategy == "mixed" \
+            else ["nvidia.com/gpu"]
+        config["sharing"] = {"timeSlicing": {"renameByDefault": False, "failRequestsGreaterThanOne": False,
+                                             "resources": [{"name": n, "replicas": replicas} for n in names]}}
+        return config
     if pool is None or pool.sharing.mode not in ("time-slicing", "mps"):
         return config
     s = pool.sharing

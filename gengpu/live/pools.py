@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from gengpu import catalog
-from gengpu.cluster import gpu_counts, mig_layout
+from gengpu.cluster import gpu_counts, mig_layout, mig_resource
 from gengpu.compiling import nodes as node_facts
 from gengpu.live.snapshot import Item, Snapshot
 from gengpu.loading import Document
@@ -278,12 +278,14 @@ def promised(profile: Profile, node: Node) -> dict[str, tuple[int, str]]:
         name = "nvidia.com/gpu.shared" if s.rename_by_default else "nvidia.com/gpu"
         return {name: (gpus * s.replicas, f"{gpus} GPU(s) x {s.replicas} {s.mode} replicas")}
     layout = mig_layout(pool) if s.mode == "mig" else {}
+    shared = s.mig_replicas
+    sliced = f" x {shared} time-slicing replicas" if shared > 1 else ""
     if layout and s.mig and s.mig.strategy == "single":
         per = sum(layout.values())
-        return {"nvidia.com/gpu": (gpus * per, f"{gpus} GPU(s) x {per} MIG devices (single strategy)")}
+        return {"nvidia.com/gpu": (gpus * per * shared, f"{gpus} GPU(s) x {per} MIG devices (single strategy)"
+                                   f"{sliced}")}
     if layout:
-        return {f"nvidia.com/mig-{p.replace('+', '.')}": (gpus * n, f"{gpus} GPU(s) x {n} {p}")
-                for p, n in layout.items()}
+        return {mig_resource(p): (gpus * n * shared, f"{gpus} GPU(s) x {n} {p}{sliced}") for p, n in layout.items()}
     return {"nvidia.com/gpu": (gpus, f"{gpus} GPU(s)")}
 
 

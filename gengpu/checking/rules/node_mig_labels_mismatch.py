@@ -6,6 +6,10 @@ from gengpu.checking.rules.base import LIVE_NODE, Rule
 COUNT = re.compile(r"^nvidia\.com/mig-(\d+g\.\d+gb(?:[.+-]me|\.gfx)?)\.count$")
 
 
+def _replicas(value) -> int:
+    return int(value) if isinstance(value, str) and value.isdecimal() and int(value) > 1 else 1
+
+
 def check(node, cluster):
     labels = {m.group(1): v for k, v in node.labels.items() for m in [COUNT.match(k)] if m}
     resources = {r.removeprefix("nvidia.com/mig-"): node.offered(r)
@@ -13,16 +17,19 @@ def check(node, cluster):
     resources = {p: n for p, n in resources.items() if n}  # a profile left at 0 is an old name the kubelet keeps
     if not labels or not resources:
         return  # GFD's per-profile labels or the node's MIG resources not in the snapshot: nothing to compare
-    said = {p: int(v) for p, v in labels.items() if str(v).isdecimal() and int(v) > 0}
+    # GFD counts the MIG devices; time-sliced, each is offered nvidia.com/mig-<profile>.replicas times (resource.go)
+    said = {p: int(v) * _replicas(node.labels.get(f"nvidia.com/mig-{p}.replicas"))
+            for p, v in labels.items() if str(v).isdecimal() and int(v) > 0}
     if said == resources:
         return
     only_labels = sorted(set(said) - set(resources))
     only_resources = sorted(set(resources) - set(said))
     differ = sorted(p for p in set(said) & set(resources) if said[p] != resources[p])
-    parts = [f"GFD labels nvidia.com/mig-{p}.count={said[p]} and no nvidia.com/mig-{p} is offered" for p in only_labels]
+    parts = [f"GFD labels nvidia.com/mig-{p}.count={labels[p]} and no nvidia.com/mig-{p} is offered" for p in only_labels]
     parts += [f"nvidia.com/mig-{p} is offered ({resources[p]}) with no nvidia.com/mig-{p}.count label"
               for p in only_resources]
-    parts += [f"nvidia.com/mig-{p}.count={said[p]} where {resources[p]} are offered" for p in differ]
+    parts += [f"nvidia.com/mig-{p}.count={labels[p]}" + (f" x {said[p] // int(labels[p])} replicas" if said[p] !=
+              int(labels[p]) else "") + f" where {resources[p]} are offered" for p in differ]
     message = f"GPU Feature Discovery's MIG labels disagree with the MIG devices the node offers: {'; '.join(parts)}"
     key = next(iter(sorted(k for k in node.labels if COUNT.match(k))))
     if node.pool is not None:

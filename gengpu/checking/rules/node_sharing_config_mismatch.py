@@ -1,5 +1,6 @@
 from gengpu.checking.rules._live import at_pool
 from gengpu.checking.rules.base import LIVE_NODE, Rule
+from gengpu.cluster import mig_layout, mig_resource
 from gengpu.compiling.nodes import DEVICE_PLUGIN_LABEL
 from gengpu.compiling.sharing import DEVICE_PLUGIN_CONFIGMAP, device_plugin_config
 
@@ -47,12 +48,27 @@ def _running(cluster, label: str | None) -> tuple[str, str, dict] | None:
     sharing = config.get("sharing") if isinstance(config, dict) else None
     for mode, block in (sharing.items() if isinstance(sharing, dict) else ()):
         if mode in ("timeSlicing", "mps") and isinstance(block, dict):
-            replicas = [r.get("replicas") for r in block.get("resources") or [] if isinstance(r, dict)
-                        and r.get("name") == "nvidia.com/gpu"]
+            named = {str(r.get("name")): r.get("replicas") for r in reversed(block.get("resources") or [])
+                     if isinstance(r, dict)}
             return name, key, {"mode": "time-slicing" if mode == "timeSlicing" else "mps",
-                               "replicas": replicas[0] if replicas else None,
-                               "rename": bool(block.get("renameByDefault", False))}
-    return name, key, {"mode": "none", "replicas": None, "rename": False}
+                               "replicas": named.get("nvidia.com/gpu"),
+                               "rename": bool(block.get("renameByDefault", False)),
+                               "mig": {r: n for r, n in named.items() if r.startswith("nvidia.com/mig-")}}
+    return name, key, {"mode": "none", "replicas": None, "rename": False, "mig": {}}
+
+
+def _sliced_mig(pool) -> dict:
+    """resource -> replicas the pool's time-sliced MIG devices promise (none where the layout is not time-sliced)."""
+    s = pool.sharing
+    if s.mig_replicas == 1:
+        return {}
+    names = [mig_resource(p) for p in mig_layout(pool)] if s.mig.strategy == "mixed" else ["nvidia.com/gpu"]
+    return {n: s.mig_replicas for n in names}
+
+
+def _sliced(mig: dict) -> str:
+    return ", ".join(f"{r} x {n}" for r, n in sorted(mig.items())) + " time-sliced" if mig else \
+        "MIG devices not time-sliced"
 
 
 def _sharing(s) -> str:
@@ -87,9 +103,22 @@ def check(node, cluster):
         name, key, has = running
         wanted = {"mode": s.mode if s.mode in STRATEGY else "none", "replicas": s.replicas if s.mode in STRATEGY
                   else None, "rename": bool(s.rename_by_default) if s.mode in STRATEGY else False}
-        if has != wanted:
+        if {k: v for k, v in has.items() if k != "mig"} != wanted:
             yield at_pool(node, f"runs config {key} of ConfigMap {name} ({_sharing(has)}), the pool promises "
                           f"{_sharing(wanted)}", "sharing")
+    elif running is not None and mig_layout(pool):
+        name, key, has = running
+        wanted = _sliced_mig(pool)
+        single = s.mig.strategy == "single" and has["replicas"] is not None
+        sliced = ({"nvidia.com/gpu": has["replicas"]} if single else has["mig"]) if has["mode"] == "time-slicing" \
+            else {}
+        if has["mode"] == "mps":
+            yield at_pool(node, f"runs config {key} of ConfigMap {name} (MPS), which the device plugin refuses on "
+                          f"MIG devices ('sharing using MPS is not supported for MIG devices'), the pool promises "
+                          f"{_sliced(wanted)}", "sharing", "mig")
+        elif sliced != wanted:
+            yield at_pool(node, f"runs config {key} of ConfigMap {name} ({_sliced(sliced)}), the pool promises "
+                          f"{_sliced(wanted)}", "sharing", "mig")
     # GFD labels nvidia.com/gpu.* whatever name the shared GPUs are advertised under (resource.go
     # fullGPUResourceName), with or without the operator; the product ends in -SHARED when they are shared and not
     # renamed
@@ -105,6 +134,14 @@ def check(node, cluster):
         yield at_pool(node, f"GPU Feature Discovery reports nvidia.com/gpu.product={product}: the device plugin does "
                       "not rename the shared GPUs, the pool promises nvidia.com/gpu.shared", "sharing",
                       "renameByDefault")
+    for resource, promised in (_sliced_mig(pool) or dict.fromkeys(
+            [mig_resource(p) for p in mig_layout(pool)] if s.mode == "mig" else [], 1)).items():
+        said = labels.get(f"{resource}.replicas")  # (GFD's 0 where the plugin runs no config: not shared)
+        if said is not None and said.isdecimal() and max(int(said), 1) != promised:
+            yield at_pool(node, f"GPU Feature Discovery reports {resource}.replicas={said}, the pool "
+                          + (f"time-slices each MIG device {promised} ways" if promised > 1 else
+                             "does not time-slice its MIG devices") + ": the node runs an older or another sharing "
+                          "config", "sharing", "mig")
     if s.mode not in STRATEGY and s.mode != "mig" and strategy not in (None, "none"):
         yield at_pool(node, f"GPU Feature Discovery reports nvidia.com/gpu.sharing-strategy={strategy} on a pool "
                       "that does not share its GPUs: a stale sharing config is still applied", "sharing")

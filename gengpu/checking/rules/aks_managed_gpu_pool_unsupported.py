@@ -12,6 +12,9 @@ def _problems(pool):
     elif mode in ("time-slicing", "mps"):
         yield pool_path(pool, "sharing", "mode"), f"asks for {mode}, but AKS runs its managed device plugin with no " \
             "sharing config (nvidia-device-plugin --pass-device-specs)"
+    elif pool.sharing.mig_replicas > 1:
+        yield pool_path(pool, "sharing", "mig", "replicas"), "asks for time-sliced MIG devices, but AKS runs its " \
+            "managed device plugin with no sharing config (nvidia-device-plugin --pass-device-specs)"
     elif mode == "mig" and pool.sharing.mig:
         if pool.provisioner == "node-auto-provisioning":
             yield pool_path(pool, "sharing", "mig"), "asks for MIG from node auto-provisioning, whose AKSNodeClass " \

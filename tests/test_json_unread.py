@@ -95,3 +95,27 @@ def test_a_key_twice_within_an_unread_value_is_not_read_so_not_refused():
     """The check for a key given twice is for what gengpu reads: within managedFields nothing is."""
     raw = b'{"items":[{"metadata":{"name":"a","managedFields":[{"manager":"x","manager":"y"}]}}]}'
     assert jsontext.parse_unread(raw, UNREAD_HERE) == {"items": [{"metadata": {"name": "a"}}]}
+
+
+def test_pods_of_a_capture_share_the_mappings_they_repeat_and_keep_them_whole():
+    """60,000 kept pods held 180,000 copies of the three tolerations admission adds to every pod (issue 50: 611 MB
+    for 20,000 nodes, 436 MB since): within a capture they share one, equal to what each pod said."""
+    from gengpu.live import kube
+
+    def pod(name, gpus):
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                "spec": {"tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                                          "effect": "NoExecute", "tolerationSeconds": 300},
+                                         {"key": "x", "operator": "Exists", "nested": {"a": 1}}],
+                         "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": gpus}}}]}}
+
+    same: dict = {}
+    one, two, three = (kube.kept(pod(n, g), same) for n, g in (("a", "1"), ("b", "1"), ("c", "2")))
+    assert one["spec"] == pod("a", "1")["spec"] and three["spec"] == pod("c", "2")["spec"]
+    assert one["spec"]["tolerations"][0] is two["spec"]["tolerations"][0] is three["spec"]["tolerations"][0]
+    # (a mapping holding a mapping is kept as it is)
+    assert one["spec"]["tolerations"][1] is not two["spec"]["tolerations"][1]
+    limits = [p["spec"]["containers"][0]["resources"]["limits"] for p in (one, two, three)]
+    assert limits[0] is limits[1] and limits[2] is not limits[0] and limits[2] == {"nvidia.com/gpu": "2"}
+    # outside a capture nothing is shared
+    assert kube.kept(pod("a", "1"))["spec"]["tolerations"][0] is not one["spec"]["tolerations"][0]

@@ -204,10 +204,10 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
         def keep(item):
             if not isinstance(item, dict) or (only is not None and not only(item)):
                 return None
-            return kept({**item, "apiVersion": api_version, "kind": kind})
+            return kept({**item, "apiVersion": api_version, "kind": kind}, same)
         return keep
 
-    objects, captured, notes = [], set(), []
+    objects, captured, notes, same = [], set(), [], {}
     try:
         for group, version, plural, kind in CLUSTER_KINDS:
             api_version = f"{group}/{version}" if group else version
@@ -291,7 +291,28 @@ _CONTAINER = ("name", "image", "resources")
 _CONTAINER_STATUS = ("name", "state", "lastState", "ready", "restartCount", "started")
 
 
-def kept(obj: dict) -> dict:
+def _shared(value, same: dict | None):
+    """The one copy of a small mapping of scalars that many pods repeat (the default tolerations admission adds to
+    every pod, a job's requests), so 60,000 pods hold a handful of them, not 180,000: kept objects are read, never
+    changed."""
+    if same is None or not isinstance(value, dict):
+        return value
+    try:
+        return same.setdefault(tuple(value.items()), value)
+    except TypeError:  # (a value that is itself a mapping or list: kept as it is)
+        return value
+
+
+def _container(c: dict, same: dict | None) -> dict:
+    out = {k: c[k] for k in _CONTAINER if k in c}
+    if isinstance(out.get("resources"), dict):
+        out["resources"] = {k: _shared(v, same) for k, v in out["resources"].items()}
+    return out
+
+
+def kept(obj: dict, same: dict | None = None) -> dict:
+    """What a snapshot keeps of an object; `same` (a capture's own) holds the one copy of small mappings its pods
+    repeat."""
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     out = {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
            "metadata": {k: meta[k] for k in ("name", "namespace", "labels", "creationTimestamp", "ownerReferences")
@@ -299,9 +320,11 @@ def kept(obj: dict) -> dict:
     kind, spec, status = obj.get("kind"), obj.get("spec"), obj.get("status")
     if kind == "Pod" and isinstance(spec, dict):
         out["spec"] = {k: spec[k] for k in _POD_SPEC if k in spec}
+        if isinstance(out["spec"].get("tolerations"), list):
+            out["spec"]["tolerations"] = [_shared(t, same) for t in out["spec"]["tolerations"]]
         for group in ("initContainers", "containers"):
             if isinstance(spec.get(group), list):
-                out["spec"][group] = [{k: c[k] for k in _CONTAINER if k in c} for c in spec[group] if isinstance(c, dict)]
+                out["spec"][group] = [_container(c, same) for c in spec[group] if isinstance(c, dict)]
         if isinstance(status, dict):
             out["status"] = {k: status[k] for k in ("phase", "conditions", "reason") if k in status}
             for group in ("initContainerStatuses", "containerStatuses"):  # what kubectl's STATUS is made of
@@ -326,6 +349,9 @@ def kept(obj: dict) -> dict:
         return {**out, **{k: obj[k] for k in ("involvedObject", "reason", "message", "type", "count",
                                               "lastTimestamp", "firstTimestamp", "source") if k in obj}}
     if kind == "Node":
+        labels = out["metadata"].get("labels")
+        if isinstance(labels, dict):  # (one string for a value 20,000 nodes repeat: the model, the driver, "true")
+            out["metadata"]["labels"] = {k: sys.intern(v) if type(v) is str else v for k, v in labels.items()}
         if isinstance(spec, dict):
             out["spec"] = {k: spec[k] for k in ("taints", "unschedulable", "providerID") if k in spec}
         if isinstance(status, dict):

@@ -68,11 +68,11 @@ def test_one_replica_and_mps_on_mig_are_refused_by_the_schema(run, tmp_path):
                     for f in json.loads(result.output)["findings"] if f["severity"] == "error")
     assert result.exit_code == 1
     assert errors == [
-        ("mps.yaml", 22, "'spec.nodePools[0].sharing.mig' is not allowed with sharing mode mps",
+        ("mps.yaml", 23, "'spec.nodePools[0].sharing.mig' is not allowed with sharing mode mps",
          "a MIG layout goes with mode: mig; to share MIG devices between pods set mode: mig and mig.replicas "
          "(time-slicing on each MIG device: NVIDIA's device plugin runs no MPS on MIG devices)"),
-        ("mps.yaml", 22, "missing required field 'replicas' in 'spec.nodePools[0].sharing'", "add the missing field"),
-        ("one.yaml", 29, "'spec.nodePools[0].sharing.mig.replicas': 1 is less than the minimum of 2",
+        ("mps.yaml", 23, "missing required field 'replicas' in 'spec.nodePools[0].sharing'", "add the missing field"),
+        ("one.yaml", 30, "'spec.nodePools[0].sharing.mig.replicas': 1 is less than the minimum of 2",
          "use 2 or more to time-slice each MIG device; for one pod per MIG device, remove mig.replicas")]
 
 
@@ -182,3 +182,21 @@ def test_gke_time_shares_its_own_mig_partitions(run, tmp_path):
                   '"cloud.google.com/gke-gpu-sharing-strategy": "time-sharing"',
                   '"cloud.google.com/gke-max-shared-clients-per-gpu": "3"'):
         assert label in selector
+
+
+def test_karpenter_and_the_verification_are_told_what_a_node_offers_once_time_sliced(profile_repo, run):
+    """The NodeOverlay's capacity is what a started node offers (8 GPUs x 1 3g.40gb x 4 replicas, 8 x 4 1g.10gb x 4):
+    told the devices alone, Karpenter launches four nodes where one holds the pods. The NodePool's limits are the
+    16 GPUs' worth."""
+    assert run("build", "profiles/eks-mig-time-sliced.yaml", "-o", "overlays", cwd=profile_repo).exit_code == 0
+    docs = list(yaml.safe_load_all((profile_repo / "overlays" / "eks-mig-time-sliced" /
+                                    "nodepool-h100-sliced.yaml").read_text()))
+    overlay, = [d for d in docs if d["kind"] == "NodeOverlay"]
+    pool, = [d for d in docs if d["kind"] == "NodePool"]
+    assert overlay["spec"]["capacity"] == {"nvidia.com/mig-3g.40gb": "32", "nvidia.com/mig-1g.10gb": "128"}
+    assert pool["spec"]["limits"] == {"nvidia.com/gpu": "16", "nvidia.com/mig-3g.40gb": "64",
+                                      "nvidia.com/mig-1g.10gb": "256"}
+    # the verification workload fills one node's 3g.40gb devices: 8 x 1 x 4 pods
+    verify = yaml.safe_load((profile_repo / "overlays" / "eks-mig-time-sliced" / "verify" / "h100-sliced" /
+                             "deployment.yaml").read_text())
+    assert verify["spec"]["replicas"] == 32

@@ -7,7 +7,7 @@ MIG configs, so sharing follows new nodes with no manual labelling.
 from __future__ import annotations
 
 from gengpu import catalog, overlay_files
-from gengpu.cluster import gpu_counts, mig_layout, nap_gpu_needs, nap_named_limits
+from gengpu.cluster import gpu_counts, mig_layout, mig_resource, nap_gpu_needs, nap_named_limits
 from gengpu.compiling import nodes, own_nodes
 from gengpu.compiling.pool_scripts import aks_nodepool_script, gke_gpu_sharing, gke_nodepool_script
 from gengpu.model import NodePool, Profile
@@ -92,10 +92,10 @@ def shared_capacity(profile: Profile, pool: NodePool, gpus: int) -> dict:
         name = "nvidia.com/gpu.shared" if s.rename_by_default else "nvidia.com/gpu"
         return {name: str(gpus * s.replicas)}
     if s.mode == "mig" and s.mig:
-        layout = mig_layout(pool)
+        layout, ways = mig_layout(pool), s.mig_replicas  # (a time-sliced MIG device is offered once per replica)
         if s.mig.strategy == "single":
-            return {"nvidia.com/gpu": str(gpus * sum(layout.values()))}
-        return {f"nvidia.com/mig-{p.replace('+', '.')}": str(gpus * c) for p, c in layout.items()}
+            return {"nvidia.com/gpu": str(gpus * sum(layout.values()) * ways)}
+        return {mig_resource(p): str(gpus * c * ways) for p, c in layout.items()}
     return {}
 
 

@@ -23,7 +23,8 @@ def slices_per_node(profile: Profile, pool: NodePool) -> int:
         return gpus * s.replicas
     if s.mode == "mig":
         layout = mig_layout(pool)
-        return gpus * (sum(layout.values()) if s.mig.strategy == "single" else next(iter(layout.values()), 1))
+        per = sum(layout.values()) if s.mig.strategy == "single" else next(iter(layout.values()), 1)
+        return gpus * per * s.mig_replicas
     return gpus
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from gengpu import catalog, mig, names
 from gengpu.live import pools as live_pools
-from gengpu.adopting_sharing import REPLICAS, counts as _counts, mig_devices, sharing_of
+from gengpu.adopting_sharing import REPLICAS, counts as _counts, laid_out_per_gpu, mig_devices, sharing_of
 from gengpu.live.snapshot import Item, Snapshot
 
 PLATFORM_LABELS = (  # (label, platform, whether its value names the node group)
@@ -141,7 +141,10 @@ def pool_of(group: Group, platform: str) -> tuple[dict, list[str]]:
     if vms:
         pool.update(vms)
     else:
-        sharing = sharing_of(first, gpus, gpu_id)
+        per_gpu = laid_out_per_gpu(first, gpus)
+        if per_gpu:
+            notes.append(f"pool {group.key}: {per_gpu}")
+        sharing = None if per_gpu else sharing_of(first, gpus, gpu_id)
         if sharing:
             pool["sharing"] = sharing
     if group.dra:

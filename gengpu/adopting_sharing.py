@@ -85,3 +85,19 @@ def _layout_or_preset(layout: dict, labels: dict, gpu_id: str | None) -> dict:
     if gpu_id and config.startswith("all-") and mig.preset_layout(gpu_id, config) == layout:
         return {"preset": config}
     return {"layout": layout}
+
+
+def laid_out_per_gpu(item: Item, gpus: int | None) -> str | None:
+    """Why the node's MIG devices are no one layout for every GPU (whole GPUs registered beside them, counts its GPUs
+    do not divide), for the team to write sharing.mig.layouts; None where one layout fits. Which GPU holds what is
+    the MIG manager's config to say, not the node's counts."""
+    devices, _ = mig_devices(item)
+    whole = counts(item).get("nvidia.com/gpu", 0)
+    if not devices or not gpus or not (whole or any(n % gpus for n in devices.values())):
+        return None
+    listed = ", ".join(f"{n} {p}" for p, n in sorted(devices.items())) + (f" and {whole} whole GPU(s)" if whole else "")
+    config = item.labels.get("nvidia.com/mig.config")
+    return (f"its MIG devices ({listed} on {gpus} GPUs) differ GPU by GPU: no sharing is written; write "
+            "sharing.mig.layouts (GPU indices with their layout, or whole: true) from "
+            + (f"the MIG manager's config {config}" if config else "the MIG manager's config"))
+

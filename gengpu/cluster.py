@@ -40,10 +40,33 @@ def mig_strategy(profile: Profile) -> str:
 
 
 def mig_layout(pool: NodePool) -> dict:
+    """Profile -> instances on each GPU; for per-GPU layouts (mig.layouts) the most any GPU holds, which names the
+    profiles a node offers (mig_per_node counts them)."""
     m = pool.sharing.mig
     if m is None or pool.gpu_id is None:
         return {}
+    if m.layouts:
+        out: dict = {}
+        for _, layout in m.layouts:
+            for name, n in (layout or {}).items():
+                out[name] = max(out.get(name, 0), n)
+        return out
     return dict(m.layout) if m.layout else (mig.preset_layout(pool.gpu_id, m.preset) or {})
+
+
+def mig_per_node(pool: NodePool, gpus: int) -> tuple[dict, int]:
+    """(profile -> instances one node of `gpus` GPUs holds, how many of its GPUs stay whole)."""
+    m = pool.sharing.mig
+    if m is None or not m.layouts:
+        return {name: n * gpus for name, n in mig_layout(pool).items()}, 0
+    devices, whole = {}, 0
+    for indices, layout in m.layouts:
+        on_node = sum(1 for i in indices if i < gpus)
+        if layout is None:
+            whole += on_node
+        for name, n in (layout or {}).items():
+            devices[name] = devices.get(name, 0) + n * on_node
+    return {name: n for name, n in devices.items() if n}, whole
 
 
 def mig_resource(profile: str) -> str:
@@ -78,6 +101,10 @@ def pool_offers(profile: Profile, pool: NodePool) -> PoolOffers:
             fail = s.mode == "mps"
         name = "nvidia.com/gpu.shared" if s.rename_by_default else "nvidia.com/gpu"
         offers = (Offer(name, 1 if fail else None, times(s.replicas)),)
+    elif s.mode == "mig" and s.mig and s.mig.strategy == "mixed" and s.mig.layouts and gpus:
+        devices, whole = mig_per_node(pool, gpus)  # per GPU: GPUs left whole are offered beside the MIG devices
+        offers = tuple(Offer(mig_resource(p), None, n * s.mig_replicas) for p, n in devices.items()) + \
+            ((Offer("nvidia.com/gpu", None, whole),) if whole else ())
     elif s.mode == "mig" and s.mig and s.mig.strategy == "mixed":
         offers = tuple(Offer(mig_resource(p), None, times(n * s.mig_replicas)) for p, n in mig_layout(pool).items())
     elif s.mode == "mig" and s.mig and (layout := mig_layout(pool)):

@@ -31,6 +31,8 @@ class Mig:
     layout: dict | None = None
     preset: str | None = None
     replicas: int | None = None  # time-slicing on each MIG device (the device plugin's timeSlicing resources)
+    # per GPU (mig.layouts): (the node's GPU indices, their layout, or None where they stay whole), as written
+    layouts: tuple[tuple[tuple[int, ...], dict | None], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -250,7 +252,9 @@ def _sharing(data: dict | None) -> Sharing:
         replicas=data.get("replicas"),
         rename_by_default=data.get("renameByDefault", False),
         fail_requests_greater_than_one=data.get("failRequestsGreaterThanOne"),
-        mig=Mig(mig["strategy"], mig.get("layout"), mig.get("preset"), mig.get("replicas")) if mig else None,
+        mig=Mig(mig["strategy"], mig.get("layout"), mig.get("preset"), mig.get("replicas"),
+                tuple((tuple(e["gpus"]), None if e.get("whole") else e.get("layout")) for e in mig["layouts"])
+                if mig.get("layouts") else None) if mig else None,
         allocation_policy=data.get("allocationPolicy"),
     )
 

@@ -169,12 +169,30 @@ def slices(pool: NodePool) -> tuple[Slice, ...]:
     if s.mode in ("time-slicing", "mps") and s.replicas and not pool.dra:
         return (Slice("slice", s.replicas, 1 / s.replicas),)
     layout = mig_layout(pool) if s.mode == "mig" else {}
+    ways = s.mig_replicas  # (time-sliced: each MIG device taken by as many pods, in turns)
+    if layout and s.mig.layouts and pool.gpus_per_node:
+        # per-GPU layouts: each entry's devices (or whole GPUs) on the GPUs it names, as an average per GPU
+        gpus, out = pool.gpus_per_node, []
+        for indices, entry in s.mig.layouts:
+            part = sum(1 for i in indices if i < gpus) / gpus
+            out += [Slice("GPU", _count(part), 1.0)] if entry is None else \
+                [Slice(n, _count(c * ways * part), share / ways) for n, c, share in _shares(entry)]
+        return tuple(out)
     if layout:
-        units = {name: int(name.split("g", 1)[0]) if name.split("g", 1)[0].isdecimal() else 1 for name in layout}
-        total = sum(units[name] * count for name, count in layout.items())
-        ways = s.mig_replicas  # (time-sliced: each MIG device taken by as many pods, in turns)
-        return tuple(Slice(name, count * ways, units[name] / total / ways) for name, count in layout.items())
+        return tuple(Slice(name, count * ways, share / ways) for name, count, share in _shares(layout))
     return (Slice("claim" if pool.dra else "GPU", 1, 1.0),)
+
+
+def _shares(layout: dict) -> list[tuple[str, int, float]]:
+    """(profile, instances per GPU, the part of the GPU one instance is sold as: its compute slices of the layout's)"""
+    units = {name: int(name.split("g", 1)[0]) if name.split("g", 1)[0].isdecimal() else 1 for name in layout}
+    total = sum(units[name] * count for name, count in layout.items())
+    return [(name, count, units[name] / total) for name, count in layout.items()]
+
+
+def _count(value: float) -> int | float:
+    """A count per GPU, whole where it is (per-GPU layouts average over the node's GPUs)."""
+    return int(value) if float(value).is_integer() else round(value, 3)
 
 
 def slices_per_gpu(pool: NodePool) -> int:

@@ -79,7 +79,10 @@ def _sharing(pool: NodePool) -> dict:
     if s.mig is not None:
         out["mig"] = {"strategy": s.mig.strategy, **({"layout": dict(s.mig.layout)} if s.mig.layout else {}),
                       **({"preset": s.mig.preset} if s.mig.preset else {}),
-                      **({"replicas": s.mig.replicas} if s.mig.replicas else {})}
+                      **({"replicas": s.mig.replicas} if s.mig.replicas else {}),
+                      **({"layouts": [{"gpus": list(g), **({"layout": dict(lay)} if lay is not None else
+                                                          {"whole": True})} for g, lay in s.mig.layouts]}
+                         if s.mig.layouts else {})}
     return out
 
 
@@ -303,6 +306,10 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
         rec.verdict = "keep"
         rec.reason = "DRA pools are not sized from metrics yet" if pool.dra else \
             "several GPU models: sized per model by hand"
+        return rec
+    if pool.sharing.mig is not None and pool.sharing.mig.layouts and pool.sharing.mode == "mig":
+        rec.verdict = "keep"
+        rec.reason = "per-GPU MIG layouts: no one layout is proposed for GPUs laid out apart; size them by hand"
         return rec
     if pool.sharing.mig_replicas > 1:
         rec.verdict = "keep"

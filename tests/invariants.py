@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+from fractions import Fraction
 from pathlib import Path
 
 import yaml
@@ -49,10 +50,21 @@ def _advertised(pool: dict) -> dict[str, int]:
     if mode in SHARED:
         return {"nvidia.com/gpu.shared" if sharing.get("renameByDefault") else "nvidia.com/gpu": sharing["replicas"]}
     if mode == "mig":
-        layout = (sharing.get("mig") or {}).get("layout") or {}
-        if (sharing.get("mig") or {}).get("strategy") == "mixed":
-            return {f"nvidia.com/mig-{p}": n for p, n in layout.items()}
-        return {"nvidia.com/gpu": sum(layout.values())} if layout else {}
+        mig = sharing.get("mig") or {}
+        layout, ways = mig.get("layout") or {}, mig.get("replicas") or 1  # (time-sliced: each device x replicas)
+        if mig.get("layouts") and _gpus_per_node(pool):
+            # per GPU (mixed): each entry's devices over the node's GPUs, the whole GPUs as nvidia.com/gpu; a GPU's
+            # share as a fraction (28 1g.10gb on 8 GPUs: 7/2 per GPU)
+            gpus, out = _gpus_per_node(pool), {}
+            for entry in mig["layouts"]:
+                part = Fraction(len([i for i in entry["gpus"] if i < gpus]), gpus)
+                for name, n in ({"nvidia.com/gpu": 1} if entry.get("whole") else
+                                {f"nvidia.com/mig-{p}": n * ways for p, n in entry["layout"].items()}).items():
+                    out[name] = out.get(name, 0) + n * part
+            return out
+        if mig.get("strategy") == "mixed":
+            return {f"nvidia.com/mig-{p}": n * ways for p, n in layout.items()}
+        return {"nvidia.com/gpu": sum(layout.values()) * ways} if layout else {}
     return {"nvidia.com/gpu": 1}
 
 

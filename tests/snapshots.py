@@ -43,6 +43,15 @@ def advertised(pool: dict, gpus: int) -> dict[str, int]:
         mig = sharing.get("mig") or {}
         layout = mig.get("layout") or {}
         ways = mig.get("replicas") or 1  # (a time-sliced device is offered once per replica)
+        if mig.get("layouts"):
+            # per GPU: each entry's devices on the GPUs it names, the whole GPUs as nvidia.com/gpu (mixed strategy)
+            out: dict[str, int] = {}
+            for entry in mig["layouts"]:
+                on_node = len([i for i in entry["gpus"] if i < gpus])
+                for p, n in ({"gpu": 1} if entry.get("whole") else entry["layout"]).items():
+                    name = "nvidia.com/gpu" if entry.get("whole") else f"nvidia.com/mig-{p}"
+                    out[name] = out.get(name, 0) + n * on_node * (1 if entry.get("whole") else ways)
+            return out
         if mig.get("strategy") == "single":
             return {"nvidia.com/gpu": gpus * sum(layout.values()) * ways}
         return {f"nvidia.com/mig-{p}": gpus * n * ways for p, n in layout.items()}

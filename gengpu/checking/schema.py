@@ -65,7 +65,7 @@ def _fix_for(error, written: str | None = None) -> str:
         return ("a MIG layout goes with mode: mig; to share MIG devices between pods set mode: mig and mig.replicas "
                 "(time-slicing on each MIG device: NVIDIA's device plugin runs no MPS on MIG devices)")
     if v == "oneOf" and "layout" in str(error.validator_value):
-        return "give exactly one of layout or preset"
+        return "give exactly one of layout, preset or layouts"
     if v == "False":
         return "remove it"
     return "see `gengpu schema` for this field"
@@ -81,7 +81,7 @@ def _message(error, path) -> str:
         base = _dotted(error.absolute_path)
         return f"missing required field '{missing[0]}'" + ("" if base == "(top level)" else f" in '{base}'")
     if v == "oneOf" and "layout" in str(error.validator_value):
-        return f"'{field}' needs exactly one of layout or preset"
+        return f"'{field}' needs exactly one of layout, preset or layouts"
     if v == "not" and error.validator_value == {"required": ["mig"]}:
         return f"'{field}.mig' is not allowed with sharing mode {(error.instance or {}).get('mode')}"
     if error.schema is False or v == "False":

@@ -29,7 +29,9 @@ def component_names(profile: Profile, pool: NodePool) -> list[tuple[str, str]]:
     offers = pool_offers(profile, pool).offers
     if len(offers) == 1 and not offers[0].resource.startswith("nvidia.com/mig-"):
         return [(pool.name, offers[0].resource)]
-    return [(f"{pool.name}-{o.resource.removeprefix('nvidia.com/mig-')}", o.resource) for o in offers]
+    # (a per-GPU layout's whole GPUs, nvidia.com/gpu beside the MIG devices: the pool's -gpu component)
+    return [(f"{pool.name}-{o.resource.removeprefix('nvidia.com/mig-') if o.resource != 'nvidia.com/gpu' else 'gpu'}",
+             o.resource) for o in offers]
 
 
 def _gke_native_selectors(profile: Profile, pool: NodePool) -> dict:

@@ -7,7 +7,7 @@ MIG configs, so sharing follows new nodes with no manual labelling.
 from __future__ import annotations
 
 from gengpu import catalog, overlay_files
-from gengpu.cluster import gpu_counts, mig_layout, mig_resource, nap_gpu_needs, nap_named_limits
+from gengpu.cluster import gpu_counts, mig_layout, mig_per_node, mig_resource, nap_gpu_needs, nap_named_limits
 from gengpu.compiling import nodes, own_nodes
 from gengpu.compiling.pool_scripts import aks_nodepool_script, gke_gpu_sharing, gke_nodepool_script
 from gengpu.model import NodePool, Profile
@@ -29,13 +29,18 @@ def _limits(profile: Profile, pool: NodePool) -> dict:
         limits["cpu"] = str(pool.limits["cpu"])
     if "memoryGiB" in pool.limits:
         limits["memory"] = f"{pool.limits['memoryGiB']}Gi"
+    counts = gpu_counts(profile, pool)
     if "gpus" in pool.limits:
         gpus = pool.limits["gpus"]
         limits["nvidia.com/gpu"] = str(gpus)
-        for resource, per_gpu in shared_capacity(profile, pool, 1).items():
-            limits[resource] = str(gpus * int(per_gpu))
+        if pool.sharing.mig and pool.sharing.mig.layouts and len(counts) == 1:
+            # per-GPU layouts: a node's devices differ GPU by GPU, so limits.gpus is that many nodes' worth
+            for resource, per_node in shared_capacity(profile, pool, counts[0]).items():
+                limits[resource] = str(gpus * int(per_node) // counts[0])
+        else:
+            for resource, per_gpu in shared_capacity(profile, pool, 1).items():
+                limits[resource] = str(gpus * int(per_gpu))
     nodes_max = pool.limits.get("nodes")
-    counts = gpu_counts(profile, pool)
     if "gpus" in pool.limits and profile.platform != "eks" and len(counts) == 1 and \
             "nvidia.com/gpu" in shared_capacity(profile, pool, 1):
         # No NodeOverlay tells Karpenter a starting node's slots: until it initialises it counts as its GPUs, so
@@ -95,7 +100,9 @@ def shared_capacity(profile: Profile, pool: NodePool, gpus: int) -> dict:
         layout, ways = mig_layout(pool), s.mig_replicas  # (a time-sliced MIG device is offered once per replica)
         if s.mig.strategy == "single":
             return {"nvidia.com/gpu": str(gpus * sum(layout.values()) * ways)}
-        return {mig_resource(p): str(gpus * c * ways) for p, c in layout.items()}
+        devices, whole = mig_per_node(pool, gpus)  # (per GPU: the GPUs left whole are offered as nvidia.com/gpu)
+        return {**{mig_resource(p): str(c * ways) for p, c in devices.items()},
+                **({"nvidia.com/gpu": str(whole)} if whole else {})}
     return {}
 
 

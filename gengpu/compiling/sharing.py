@@ -57,5 +57,11 @@ def device_plugin_configs(profile: Profile) -> dict[str, dict]:
 def mig_parted_config(profile: Profile) -> dict:
     configs = {"all-disabled": [{"devices": "all", "mig-enabled": False}]}
     for pool in mig_pools(profile):
-        configs[pool.name] = [{"devices": "all", "mig-enabled": True, "mig-devices": mig_layout(pool)}]
+        if pool.sharing.mig and pool.sharing.mig.layouts:
+            # per GPU: mig-parted's devices as indices (api/spec/v1 MigConfigSpec), a whole GPU with MIG disabled
+            configs[pool.name] = [{"devices": list(gpus), "mig-enabled": False} if layout is None else
+                                  {"devices": list(gpus), "mig-enabled": True, "mig-devices": dict(layout)}
+                                  for gpus, layout in pool.sharing.mig.layouts]
+        else:
+            configs[pool.name] = [{"devices": "all", "mig-enabled": True, "mig-devices": mig_layout(pool)}]
     return {"version": "v1", "mig-configs": configs}

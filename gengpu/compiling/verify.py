@@ -6,7 +6,7 @@ not share the way its profile says.
 
 from __future__ import annotations
 
-from gengpu.cluster import gpu_counts, mig_layout
+from gengpu.cluster import gpu_counts, mig_layout, mig_per_node
 from gengpu.compiling import dra
 from gengpu.compiling.placement import component_names, gpu_count, node_selector, tolerations
 from gengpu.model import NodePool, Profile
@@ -23,8 +23,10 @@ def slices_per_node(profile: Profile, pool: NodePool) -> int:
         return gpus * s.replicas
     if s.mode == "mig":
         layout = mig_layout(pool)
-        per = sum(layout.values()) if s.mig.strategy == "single" else next(iter(layout.values()), 1)
-        return gpus * per * s.mig_replicas
+        if s.mig.strategy == "single":
+            return gpus * sum(layout.values()) * s.mig_replicas
+        devices, _ = mig_per_node(pool, gpus)  # (the component's resource: the layout's first profile)
+        return next(iter(devices.values()), gpus) * s.mig_replicas
     return gpus
 
 

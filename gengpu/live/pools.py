@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from gengpu import catalog
-from gengpu.cluster import gpu_counts, mig_layout, mig_resource
+from gengpu.cluster import gpu_counts, mig_layout, mig_per_node, mig_resource
 from gengpu.compiling import nodes as node_facts
 from gengpu.live.snapshot import Item, Snapshot
 from gengpu.loading import Document
@@ -284,6 +284,12 @@ def promised(profile: Profile, node: Node) -> dict[str, tuple[int, str]]:
         per = sum(layout.values())
         return {"nvidia.com/gpu": (gpus * per * shared, f"{gpus} GPU(s) x {per} MIG devices (single strategy)"
                                    f"{sliced}")}
+    if layout and s.mig and s.mig.layouts:
+        devices, whole = mig_per_node(pool, gpus)
+        out = {mig_resource(p): (n * shared, f"{n} {p} on the GPUs the pool's per-GPU layouts give it{sliced}")
+               for p, n in devices.items()}
+        return {**out, **({"nvidia.com/gpu": (whole, f"{whole} GPU(s) the per-GPU layouts leave whole")}
+                          if whole else {})}
     if layout:
         return {mig_resource(p): (gpus * n * shared, f"{gpus} GPU(s) x {n} {p}{sliced}") for p, n in layout.items()}
     return {"nvidia.com/gpu": (gpus, f"{gpus} GPU(s)")}

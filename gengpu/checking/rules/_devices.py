@@ -162,10 +162,14 @@ def _mig(node, pool, wanted: dict, shown: dict, gone: set) -> list[tuple[str, st
         return [(rule, f"nvidia.com/gpu is {whole}, the profile promises {expected} ({why}): the node runs "
                  "another MIG layout")]
     listed = ", ".join(f"{n} {r}" for r, n in sorted(devices.items()))
-    if whole and devices:  # the GPUs left whole are why the MIG devices fall short: one cause, one finding
+    # per-GPU layouts (mig.layouts) promise some GPUs whole, beside the MIG devices
+    wanted = dict(wanted)
+    kept_whole, whole_why = wanted.pop("nvidia.com/gpu", (0, ""))
+    if whole > kept_whole and devices:  # the GPUs left whole are why the MIG devices fall short: one cause
         out = [("node-mig-whole-gpus", f"advertises {whole} whole nvidia.com/gpu beside its MIG devices "
-                f"({listed}): under the mixed strategy every GPU of the pool is to be partitioned, and "
-                f"{whole} run without MIG")]
+                f"({listed}): " + (f"the profile promises {kept_whole} ({whole_why}), and {whole - kept_whole} "
+                                   "more run without MIG" if kept_whole else "under the mixed strategy every GPU "
+                                   f"of the pool is to be partitioned, and {whole} run without MIG"))]
         # and devices of a profile the layout does not have: another cause (a layout before the last, still
         # registered), said on its own
         stale = [f"{r} is {n}, a profile the pool's layout does not have" for r, n in sorted(devices.items())
@@ -187,6 +191,9 @@ def _mig(node, pool, wanted: dict, shown: dict, gone: set) -> list[tuple[str, st
         out.append(("node-gpus-not-advertised", "; ".join(short) + ": the node runs another MIG layout"))
     if extra and not short:
         out.append(("node-gpus-over-advertised", "; ".join(extra) + ": the node runs another MIG layout"))
+    if whole < kept_whole and not short and "nvidia.com/gpu" not in gone:
+        out.append(("node-gpus-not-advertised", f"nvidia.com/gpu is {whole}, the profile promises {kept_whole} "
+                    f"({whole_why}): the node runs another MIG layout"))
     return out
 
 

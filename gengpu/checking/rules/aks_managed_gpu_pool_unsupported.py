@@ -19,7 +19,7 @@ def _problems(pool):
         if pool.provisioner == "node-auto-provisioning":
             yield pool_path(pool, "sharing", "mig"), "asks for MIG from node auto-provisioning, whose AKSNodeClass " \
                 "has no MIG setting (only az aks nodepool add --gpu-instance-profile partitions GPUs)"
-        elif pool.gpu_id:
+        elif pool.gpu_id and not pool.sharing.mig.layouts:  # (per-GPU layouts: mig-per-gpu-layouts-invalid's)
             size, why = aks_instance_profile(pool.gpu_id, mig_layout(pool))
             if size is None:
                 yield pool_path(pool, "sharing", "mig"), f"asks for a MIG layout AKS cannot make: {why}"

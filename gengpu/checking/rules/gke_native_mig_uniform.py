@@ -6,7 +6,8 @@ def check(profile, ctx=None):
     if profile.platform not in ("gke", "gke-autopilot") or profile.operator.enabled:
         return
     for pool in profile.node_pools:
-        if pool.sharing.mode == "mig" and len(mig_layout(pool)) > 1:
+        per_gpu = pool.sharing.mig is not None and pool.sharing.mig.layouts  # (mig-per-gpu-layouts-invalid's)
+        if pool.sharing.mode == "mig" and len(mig_layout(pool)) > 1 and not per_gpu:
             yield Hit(pool_path(pool, "sharing", "mig"),
                       f"nodePools[{pool.index}] asks GKE for MIG with {len(mig_layout(pool))} profiles; GKE's own MIG "
                       "support gives a node pool one partition size", key=True)

@@ -14,11 +14,16 @@ def check(profile, ctx=None):
                           f"nodePools[{pool.index}].sharing.mig.preset '{m.preset}' does not exist for "
                           f"{pool.gpu_id}; it has {', '.join(names)}")
             continue
-        verdict = mig.check_layout(pool.gpu_id, m.layout)
-        for profile_name, reason in verdict.problems:
-            path = pool_path(pool, "sharing", "mig", "layout", *([profile_name] if profile_name else []))
-            yield Hit(path, f"nodePools[{pool.index}].sharing.mig.layout: {reason} (the layouts it can hold: "
-                            f"`gengpu mig layouts {pool.gpu_id}`)", key=bool(profile_name))
+        # one layout for every GPU, or each per-GPU entry's (mig.layouts), judged on the GPU alike
+        layouts = [(("layout",), m.layout)] if not m.layouts else \
+            [(("layouts", i, "layout"), layout) for i, (_, layout) in enumerate(m.layouts) if layout is not None]
+        for at, layout in layouts:
+            verdict = mig.check_layout(pool.gpu_id, layout)
+            for profile_name, reason in verdict.problems:
+                path = pool_path(pool, "sharing", "mig", *at, *([profile_name] if profile_name else []))
+                where = "layout" if len(at) == 1 else f"layouts[{at[1]}].layout"
+                yield Hit(path, f"nodePools[{pool.index}].sharing.mig.{where}: {reason} (the "
+                                f"layouts it can hold: `gengpu mig layouts {pool.gpu_id}`)", key=bool(profile_name))
 
 
 RULE = Rule(

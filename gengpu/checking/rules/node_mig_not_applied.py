@@ -38,9 +38,11 @@ def check(node, cluster):
     gpu = pool.gpu_id
     stock = mig.preset_layout(gpu, config) if gpu and config and config.startswith("all-") else None
     wanted = mig_layout(pool)
-    if config == "all-disabled" or (stock is not None and stock != wanted):
+    per_gpu = bool(pool.sharing.mig and pool.sharing.mig.layouts)  # (no stock config is a per-GPU layout)
+    if config == "all-disabled" or (stock is not None and (per_gpu or stock != wanted)):
         runs = "MIG disabled" if config == "all-disabled" else _layout(stock)
-        yield at_pool(node, f"{CONFIG} is {config} ({runs} per GPU), the pool's layout is {_layout(wanted)}: the MIG "
+        layout = "per GPU (sharing.mig.layouts)" if per_gpu else _layout(wanted)
+        yield at_pool(node, f"{CONFIG} is {config} ({runs} per GPU), the pool's layout is {layout}: the MIG "
                       "manager applies another layout", "sharing", "mig")
 
 

@@ -1,0 +1,50 @@
+"""What import reads a GPU model and a vGPU share from, case by case (the import group's mutation survivors, issue
+51). The MIG profiles each GPU offers are NVIDIA's MIG User Guide table (gengpu/data/gpus.yaml): 2g.10gb and 1g.5gb
+only on the A100 40GB; 1g.10gb on the A100 40GB and 80GB and the H100 80GB. A vGPU type's frame buffer is its number
+(A10-8Q: 8 GB of the A10's 24)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gengpu import adopting
+from gengpu.live.snapshot import Item
+
+
+def _node(capacity: dict | None = None, allocatable: dict | None = None, labels: dict | None = None) -> Item:
+    status = {k: v for k, v in (("capacity", capacity), ("allocatable", allocatable)) if v is not None}
+    return Item({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "labels": labels or {}},
+                 "status": status})
+
+
+@pytest.mark.parametrize("capacity, allocatable, found", [
+    ({"nvidia.com/NVIDIA_A10-8Q": "3"}, None, ("A10", "nvidia.com/NVIDIA_A10-8Q")),
+    ({"nvidia.com/GA102GL_A10": "1"}, None, ("A10", "nvidia.com/GA102GL_A10")),
+    ({"nvidia.com/mig-2g.10gb": "3"}, None, ("A100-40GB", "nvidia.com/mig-2g.10gb")),
+    (None, {"nvidia.com/mig-1g.5gb": "7"}, ("A100-40GB", "nvidia.com/mig-1g.5gb")),
+    ({"nvidia.com/mig-1g.10gb": "2"}, {"nvidia.com/mig-2g.10gb": "1"},
+     ("A100-40GB", "nvidia.com/mig-1g.10gb, nvidia.com/mig-2g.10gb")),
+    ({"nvidia.com/mig-1g.10gb": "7"}, None, None),  # (three GPUs offer it)
+    ({"nvidia.com/mig-9g.99gb": "1"}, None, None),  # (no GPU offers it)
+    ({"nvidia.com/gpu": "8", "nvidia.com/NVIDIA_A99-8Q": "1"}, None, None),  # (no such GPU)
+    ({"cpu": "8"}, None, None),
+])
+def test_a_gpu_model_from_the_resources_a_node_offers(capacity, allocatable, found):
+    assert adopting.model_from_resources(_node(capacity, allocatable)) == found
+
+
+@pytest.mark.parametrize("gpu, vgpu, per_gpu", [
+    ("A10", "A10-8Q", 3), ("A10", "A10-24Q", 1), ("A10", "A10-4C", 6), ("A10", "A10-0Q", None), ("A10", "A10-8", None),
+    (None, "A10-8Q", None), ("NO-SUCH-GPU", "A10-8Q", None),
+])
+def test_vgpus_per_gpu_are_its_frame_buffer_over_the_types(gpu, vgpu, per_gpu):
+    assert adopting._per_gpu(gpu, vgpu) == per_gpu
+
+
+@pytest.mark.parametrize("labels, eks", [
+    ({"node.kubernetes.io/instance-type": "p5.48xlarge"}, True),
+    ({"node.kubernetes.io/instance-type": "a2-highgpu-1g"}, False),
+    ({}, False),
+])
+def test_an_eks_instance_type_is_one_of_the_eks_table(labels, eks):
+    assert adopting._eks_type(labels) is eks

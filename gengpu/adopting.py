@@ -42,10 +42,12 @@ class Group:
 
 
 def platform_of(snapshot: Snapshot) -> str:
-    """The platform the nodes' labels name (GKE Autopilot by its compute classes), else kubernetes."""
+    """The platform the nodes' labels name (GKE Autopilot by its node names, gk3-, or its compute class), else
+    kubernetes. GKE's cloud.google.com/gke-provisioning (standard, spot) is on Standard nodes too: no evidence."""
     for item in snapshot.nodes:
         labels = item.labels
-        if labels.get("cloud.google.com/gke-provisioning") or labels.get("cloud.google.com/compute-class") == "autopilot":
+        if (item.name.startswith("gk3-") and "cloud.google.com/gke-nodepool" in labels) or \
+                labels.get("cloud.google.com/compute-class") in ("autopilot", "autopilot-spot"):
             return "gke-autopilot"
         for label, platform, _ in PLATFORM_LABELS:
             if label in labels and (label != "karpenter.sh/nodepool" or "karpenter.k8s.aws/instance-family" in labels

@@ -48,3 +48,33 @@ def test_vgpus_per_gpu_are_its_frame_buffer_over_the_types(gpu, vgpu, per_gpu):
 ])
 def test_an_eks_instance_type_is_one_of_the_eks_table(labels, eks):
     assert adopting._eks_type(labels) is eks
+
+
+def _snapshot(*nodes: tuple[str, dict]):
+    from gengpu.live.snapshot import Snapshot
+
+    return Snapshot("test", nodes=[Item({"kind": "Node", "metadata": {"name": name, "labels": labels}})
+                                   for name, labels in nodes])
+
+
+@pytest.mark.parametrize("nodes, platform", [
+    # GKE Standard nodes carry cloud.google.com/gke-provisioning too (standard or spot: node auto-provisioning's
+    # pools, Spot VMs), so it says nothing of Autopilot; Autopilot's nodes are named gk3-... (GKE's Standard nodes
+    # gke-...; ahmet.im/blog/gke-autopilot "Poking at nodes")
+    ([("gke-prod-gpu-pool-1a2b3c4d-x1y2", {"cloud.google.com/gke-nodepool": "gpu-pool",
+                                          "cloud.google.com/gke-provisioning": "spot"})], "gke"),
+    ([("gk3-prod-nap-1xyz-4d5e6f7a-k2j3", {"cloud.google.com/gke-nodepool": "nap-1xyz",
+                                          "cloud.google.com/gke-provisioning": "standard"})], "gke-autopilot"),
+    ([("node-1", {"cloud.google.com/compute-class": "autopilot"})], "gke-autopilot"),
+    ([("node-1", {"cloud.google.com/compute-class": "autopilot-spot"})], "gke-autopilot"),
+    ([("gk3-lookalike", {})], "kubernetes"),
+    ([("n1", {"karpenter.sh/nodepool": "gpu", "node.kubernetes.io/instance-type": "p5.48xlarge"})], "eks"),
+    ([("n1", {"karpenter.sh/nodepool": "gpu", "karpenter.k8s.aws/instance-family": "p5"})], "eks"),
+    # Karpenter's label alone: Karpenter runs on AKS too (node auto-provisioning)
+    ([("n1", {"karpenter.sh/nodepool": "gpu", "node.kubernetes.io/instance-type": "Standard_NC24ads_A100_v4"})],
+     "kubernetes"),
+    ([("n1", {"kubernetes.azure.com/agentpool": "gpu"})], "aks"),
+    ([("n1", {}), ("n2", {"eks.amazonaws.com/nodegroup": "gpu"})], "eks"),
+])
+def test_the_platform_from_what_the_nodes_carry(nodes, platform):
+    assert adopting.platform_of(_snapshot(*nodes)) == platform

@@ -78,3 +78,67 @@ def _snapshot(*nodes: tuple[str, dict]):
 ])
 def test_the_platform_from_what_the_nodes_carry(nodes, platform):
     assert adopting.platform_of(_snapshot(*nodes)) == platform
+
+
+SHARING_CASES = [
+    # GFD's labels and what the device plugin registers (k8s-device-plugin v0.19.1 internal/lm/resource.go: replicas
+    # and sharing-strategy per resource, a -SHARED product; a time-sliced device registered once per replica)
+    ("time-slicing, GFD's labels", {"nvidia.com/gpu": "16"},
+     {"nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing"}, 4, None,
+     {"mode": "time-slicing", "replicas": 4}),
+    ("two replicas", {"nvidia.com/gpu": "8"}, {"nvidia.com/gpu.replicas": "2"}, 4, None,
+     {"mode": "time-slicing", "replicas": 2}),
+    ("mps", {"nvidia.com/gpu": "8"}, {"nvidia.com/gpu.replicas": "2", "nvidia.com/gpu.sharing-strategy": "mps"}, 4,
+     None, {"mode": "mps", "replicas": 2}),
+    ("renamed", {"nvidia.com/gpu.shared": "16"}, {"nvidia.com/gpu.replicas": "4"}, 4, None,
+     {"mode": "time-slicing", "replicas": 4, "renameByDefault": True}),
+    ("another strategy", {"nvidia.com/gpu": "8"}, {"nvidia.com/gpu.replicas": "2",
+                                                   "nvidia.com/gpu.sharing-strategy": "vendor-x"}, 4, None, None),
+    ("one replica", {"nvidia.com/gpu": "4"}, {"nvidia.com/gpu.replicas": "1"}, 4, None, None),
+    ("no label: registered per GPU", {"nvidia.com/gpu": "8"}, {}, 4, None, {"mode": "time-slicing", "replicas": 2}),
+    ("no label: one per GPU", {"nvidia.com/gpu": "4"}, {}, 4, None, None),
+    ("no label: not a multiple", {"nvidia.com/gpu": "6"}, {}, 4, None, None),
+    ("single MIG", {"nvidia.com/gpu": "28"}, {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb"}, 4,
+     "H100-80GB", {"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.10gb": 7}}}),
+    ("single MIG time-sliced", {"nvidia.com/gpu": "56"},
+     {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb-SHARED", "nvidia.com/gpu.replicas": "2"}, 4,
+     "H100-80GB", {"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.10gb": 7}, "replicas": 2}}),
+    ("single MIG, GFD's count alone", None,
+     {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb", "nvidia.com/gpu.count": "28"}, 4,
+     "H100-80GB", {"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.10gb": 7}}}),
+    ("single MIG, a stock config", {"nvidia.com/gpu": "28"},
+     {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb", "nvidia.com/mig.config": "all-1g.10gb"}, 4,
+     "H100-80GB", {"mode": "mig", "mig": {"strategy": "single", "preset": "all-1g.10gb"}}),
+    ("mixed MIG time-sliced", {"nvidia.com/mig-1g.10gb": "56", "nvidia.com/mig-3g.40gb": "8"},
+     {"nvidia.com/mig-1g.10gb.replicas": "2", "nvidia.com/mig-3g.40gb.replicas": "2"}, 4, "H100-80GB",
+     {"mode": "mig", "mig": {"strategy": "mixed", "layout": {"1g.10gb": 7, "3g.40gb": 1}, "replicas": 2}}),
+    ("mixed MIG, a profile fewer than the GPUs", {"nvidia.com/mig-1g.10gb": "28", "nvidia.com/mig-3g.40gb": "3"}, {},
+     4, "H100-80GB", {"mode": "mig", "mig": {"strategy": "mixed", "layout": {"1g.10gb": 7}}}),
+]
+
+
+@pytest.mark.parametrize("capacity, labels, gpus, gpu_id, sharing", [c[1:] for c in SHARING_CASES],
+                         ids=[c[0] for c in SHARING_CASES])
+def test_the_sharing_a_node_shows(capacity, labels, gpus, gpu_id, sharing):
+    from gengpu.adopting_sharing import sharing_of
+
+    assert sharing_of(_node(capacity, labels=labels), gpus, gpu_id) == sharing
+
+
+@pytest.mark.parametrize("capacity, labels, said", [
+    ({"nvidia.com/mig-1g.10gb": "28", "nvidia.com/mig-3g.40gb": "4", "nvidia.com/gpu": "2"},
+     {"nvidia.com/mig.config": "custom"}, "its MIG devices (28 1g.10gb, 4 3g.40gb and 2 whole GPU(s) on 8 GPUs) "
+     "differ GPU by GPU: no sharing is written; write sharing.mig.layouts (GPU indices with their layout, or whole: "
+     "true) from the MIG manager's config custom"),
+    ({"nvidia.com/mig-1g.10gb": "28"}, {}, "its MIG devices (28 1g.10gb on 8 GPUs) differ GPU by GPU: no sharing is "
+     "written; write sharing.mig.layouts (GPU indices with their layout, or whole: true) from the MIG manager's "
+     "config"),
+    ({"nvidia.com/mig-1g.10gb": "56"}, {}, None),  # (7 on each of 8)
+    ({"nvidia.com/mig-1g.10gb": "112"}, {"nvidia.com/mig-1g.10gb.replicas": "2"}, None),  # (time-sliced, 7 each)
+    ({"nvidia.com/gpu": "8"}, {}, None),
+])
+def test_gpus_laid_out_apart_are_said_not_guessed(capacity, labels, said):
+    from gengpu.adopting_sharing import laid_out_per_gpu
+
+    assert laid_out_per_gpu(_node(capacity, labels=labels), 8) == said
+    assert laid_out_per_gpu(_node(capacity, labels=labels), None) is None

@@ -167,3 +167,75 @@ def test_a_field_of_another_shape_is_refused_at_its_line(run, tmp_path, replace,
     assert old in FULL
     result, _ = _import(run, tmp_path, FULL.replace(old, new))
     assert (result.exit_code, result.output) == (2, f"gengpu: error: {message}\n")
+
+
+BARE = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nspec:\n  requirements:\n" \
+       "    - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.xlarge]}\n"
+
+
+@pytest.mark.parametrize("tail, field, value", [
+    ("    - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n"
+     "    - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e]}\n",
+     "instanceTypes", ["g5", "g6e", "g6.xlarge"]),
+    ("    - {key: node.kubernetes.io/instance-type, operator: In, values: [g5.xlarge]}\n",
+     "instanceTypes", ["g6.xlarge", "g5.xlarge"]),
+    ("    - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}\n"
+     "    - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n",
+     "capacityTypes", ["spot", "on-demand"]),
+])
+def test_requirements_of_one_key_add_up(run, tmp_path, tail, field, value):
+    result, _ = _import(run, tmp_path, BARE + tail)
+    assert yaml.safe_load(result.output)["nodePools"][0][field] == value
+
+
+def test_zones_of_two_requirements_add_up(run, tmp_path):
+    result, _ = _import(run, tmp_path, BARE + "    - {key: topology.kubernetes.io/zone, operator: In, values: [a]}\n"
+                                              "    - {key: topology.kubernetes.io/zone, operator: In, values: [b]}\n")
+    assert yaml.safe_load(result.output)["zones"] == ["a", "b"]
+
+
+def test_instance_types_gengpu_does_not_know_leave_the_gpu_to_set(run, tmp_path):
+    result, notes = _import(run, tmp_path, BARE.replace("g6.xlarge", "x9.weird"))
+    assert yaml.safe_load(result.output)["nodePools"][0]["gpu"] == ["SET-ME"]
+    assert notes == ["instance type x9.weird is not in gengpu's EKS table; set the pool's gpu by hand"]
+
+
+@pytest.mark.parametrize("tail, key, value", [
+    ("  weight: 1\n", "weight", 1), ("  weight: 100\n", "weight", 100),
+    ("  taints: [{key: a, effect: PreferNoSchedule}]\n", "taints", [{"key": "a", "effect": "PreferNoSchedule"}]),
+    ("  limits: {resources: {cpu: 64G}}\n", "limits", None),
+    ("  limits: {resources: {memory: 64G}}\n", "limits", {"memoryGiB": 64}),
+])
+def test_values_at_their_bounds(run, tmp_path, tail, key, value):
+    result, _ = _import(run, tmp_path, BARE + tail)
+    assert result.exit_code == 0, result.output
+    assert yaml.safe_load(result.output)["nodePools"][0].get(key) == value
+
+
+@pytest.mark.parametrize("tail, note", [
+    ("  provider: {subnetSelector: {a: b}}\n",
+     "spec.provider is not imported: gengpu writes its own EC2NodeClass and expireAfter 720h"),
+    ("  annotations: {a: b}\n", "spec.annotations is not imported: gengpu writes its own EC2NodeClass and expireAfter "
+                               "720h"),
+    ("  \"é\": 1\n", "spec.\"é\" is not imported: the profile has no field for it"),
+    ("    - {key: \"é\", operator: In, values: [x]}\n", "requirement \"é\" In ['x'] has no profile field"),
+])
+def test_what_is_not_imported_is_named_as_written(run, tmp_path, tail, note):
+    text = BARE + tail if not tail.startswith("    -") else BARE + tail
+    result, notes = _import(run, tmp_path, text)
+    assert result.exit_code == 0, result.output
+    assert notes == [note]
+
+
+@pytest.mark.parametrize("tail, message", [
+    ("  taints: {key: a}\n", "p.yaml:6:3: spec.taints: is dict, not a list; write it as a list (- item per line)"),
+    ("  limits: [cpu]\n", "p.yaml:6:3: spec.limits: is list, not a mapping; write it as key: value pairs"),
+    ("  limits: {resources: [cpu]}\n",
+     "p.yaml:6:12: spec.limits.resources: is list, not a mapping; write it as key: value pairs"),
+    ("  consolidation: [true]\n",
+     "p.yaml:6:3: spec.consolidation: is list, not a mapping; write it as key: value pairs"),
+    ("metadata: [gpu]\n", "p.yaml:6:1: metadata: is list, not a mapping; write it as key: value pairs"),
+])
+def test_each_misshapen_section_is_named_at_its_line(run, tmp_path, tail, message):
+    result, _ = _import(run, tmp_path, BARE + tail)
+    assert (result.exit_code, result.output) == (2, f"gengpu: error: {message}\n")

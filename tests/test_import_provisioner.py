@@ -221,8 +221,7 @@ def test_values_at_their_bounds(run, tmp_path, tail, key, value):
     ("    - {key: \"é\", operator: In, values: [x]}\n", "requirement \"é\" In ['x'] has no profile field"),
 ])
 def test_what_is_not_imported_is_named_as_written(run, tmp_path, tail, note):
-    text = BARE + tail if not tail.startswith("    -") else BARE + tail
-    result, notes = _import(run, tmp_path, text)
+    result, notes = _import(run, tmp_path, BARE + tail)
     assert result.exit_code == 0, result.output
     assert notes == [note]
 

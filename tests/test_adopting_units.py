@@ -142,3 +142,118 @@ def test_gpus_laid_out_apart_are_said_not_guessed(capacity, labels, said):
 
     assert laid_out_per_gpu(_node(capacity, labels=labels), 8) == said
     assert laid_out_per_gpu(_node(capacity, labels=labels), None) is None
+
+
+@pytest.mark.parametrize("key, taken, name", [
+    ("NVIDIA-H100-80GB-HBM3-x8", set(), "h100-80gb-hbm3-x8"),
+    ("Tesla-T4", set(), "t4"),
+    ("nvidia-a100", set(), "a100"),
+    ("default", set(), "default-pool"),  # (the device plugin's configs use these names)
+    ("all-balanced", set(), "all-balanced-pool"), ("all-disabled", set(), "all-disabled-pool"),
+    ("all-enabled", set(), "all-enabled-pool"),
+    ("l4", {"l4"}, "l4-2"), ("l4", {"l4", "l4-2"}, "l4-3"),
+    ("a" * 45, set(), "a" * 40),
+    ("a" * 45, {"a" * 40}, "a" * 37 + "-2"),
+    ("abc-" + "b" * 35 + "-x", set(), "abc-" + "b" * 35),  # (cut at 40, no dash left at the end)
+    ("***", set(), "gpu"),
+])
+def test_a_pool_name_from_a_node_group(key, taken, name):
+    assert adopting._pool_name(key, taken) == name
+
+
+def _gpu_node(name: str, labels: dict) -> dict:
+    return {"kind": "Node", "metadata": {"name": name, "labels": {"nvidia.com/gpu.present": "true", **labels}}}
+
+
+def test_node_groups_by_their_label_else_by_what_their_gpus_are():
+    from gengpu.live.snapshot import Snapshot
+
+    nodes = [_gpu_node("a", {"karpenter.sh/nodepool": "train"}),
+             _gpu_node("b", {"karpenter.sh/nodepool": "train"}),
+             _gpu_node("c", {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.count": "8"}),
+             _gpu_node("d", {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-SHARED", "nvidia.com/gpu.count": "8"}),
+             _gpu_node("e", {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "1"}),
+             _gpu_node("f", {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb",
+                             "nvidia.com/gpu.count": "56"}),
+             {"kind": "Node", "metadata": {"name": "cpu", "labels": {"karpenter.sh/nodepool": "system"}}}]
+    found = adopting.groups(Snapshot("t", nodes=[Item(n) for n in nodes]), "kubernetes")
+    assert [(g.key, [n.name for n in g.nodes], g.selector) for g in found] == [
+        ("a100-sxm4-40gb", ["f"], {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb"}),
+        # (one group whether its GPUs are shared or not: the key is the product without -SHARED or -MIG-...)
+        ("h100-80gb-hbm3-x8", ["c", "d"], {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}),
+        ("l4", ["e"], {"nvidia.com/gpu.product": "NVIDIA-L4"}),
+        ("train", ["a", "b"], {"karpenter.sh/nodepool": "train"})]
+    assert [g.dra for g in found] == [False] * 4
+
+
+def test_groups_of_one_kind_of_node_are_not_told_apart_by_what_they_are():
+    """Two node groups (two labels) of the same model and count: a pool cannot select its nodes by model."""
+    from gengpu.live.snapshot import Snapshot
+
+    nodes = [_gpu_node("a", {"eks.amazonaws.com/nodegroup": "one", "nvidia.com/gpu.product": "NVIDIA-L4",
+                             "nvidia.com/gpu.count": "1"}),
+             _gpu_node("b", {"eks.amazonaws.com/nodegroup": "two", "nvidia.com/gpu.product": "NVIDIA-L4",
+                             "nvidia.com/gpu.count": "1"}),
+             _gpu_node("c", {"eks.amazonaws.com/nodegroup": "three", "nvidia.com/gpu.product": "NVIDIA-L4",
+                             "nvidia.com/gpu.count": "4"})]
+    found = adopting.groups(Snapshot("t", nodes=[Item(n) for n in nodes]), "eks")
+    assert [(g.key, g.distinct) for g in found] == [("one", False), ("three", True), ("two", False)]
+
+
+def test_a_group_is_dra_when_every_node_publishes_gpus_to_nvidias_driver():
+    from gengpu.live.snapshot import Snapshot
+
+    nodes = [_gpu_node("a", {"karpenter.sh/nodepool": "dra"}), _gpu_node("b", {"karpenter.sh/nodepool": "dra"}),
+             _gpu_node("c", {"karpenter.sh/nodepool": "half"}),
+             _gpu_node("d", {"karpenter.sh/nodepool": "half", "nvidia.com/dra-kubelet-plugin": "true"}),
+             _gpu_node("e", {"karpenter.sh/nodepool": "labelled", "nvidia.com/dra-kubelet-plugin": "true"})]
+    slices = [Item({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"s-{n}"},
+                    "spec": {"driver": driver, "nodeName": n}})
+              for n, driver in (("a", "gpu.nvidia.com"), ("b", "gpu.nvidia.com"), ("c", "other.example.com"))]
+    found = adopting.groups(Snapshot("t", nodes=[Item(n) for n in nodes], resourceslices=slices), "eks")
+    assert [(g.key, g.dra) for g in found] == [("dra", True), ("half", False), ("labelled", True)]
+
+
+def _pool(platform: str, *nodes: dict):
+    from gengpu.live.snapshot import Snapshot
+
+    found = adopting.groups(Snapshot("t", nodes=[Item(n) for n in nodes]), platform)
+    return [adopting.pool_of(g, platform) for g in found]
+
+
+H100 = {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.count": "8"}
+
+
+@pytest.mark.parametrize("platform, labels, provisioner", [
+    ("eks", {"karpenter.sh/nodepool": "p", "node.kubernetes.io/instance-type": "p5.48xlarge"}, "karpenter"),
+    ("eks", {"eks.amazonaws.com/nodegroup": "p", "node.kubernetes.io/instance-type": "p5.48xlarge"}, "managed"),
+    ("gke-autopilot", {"cloud.google.com/gke-nodepool": "p", "node.kubernetes.io/instance-type": "a3-highgpu-8g"},
+     "autopilot"),
+])
+def test_the_provisioner_a_pool_is_made_by(platform, labels, provisioner):
+    (pool, notes), = _pool(platform, _gpu_node("n", {**H100, **labels}))
+    assert (pool["provisioner"], pool["instanceTypes"], pool["gpu"], pool["gpusPerNode"]) == \
+        (provisioner, [labels["node.kubernetes.io/instance-type"]], "H100-80GB", 8)
+    assert notes == []
+
+
+def test_a_cloud_pool_without_an_instance_type_says_so():
+    (pool, notes), = _pool("eks", _gpu_node("n", {**H100, "eks.amazonaws.com/nodegroup": "p"}))
+    assert pool["instanceTypes"] == ["UNKNOWN"]
+    assert notes == ["pool p: its nodes carry no node.kubernetes.io/instance-type; set instanceTypes"]
+
+
+def test_nodes_you_bring_are_selected_only_where_what_they_are_cannot_tell_them_apart():
+    one = _pool("kubernetes", _gpu_node("n", H100))
+    assert "nodeSelector" not in one[0][0] and "instanceTypes" not in one[0][0] and "provisioner" not in one[0][0]
+    two = _pool("kubernetes", _gpu_node("a", {**H100, "kubernetes.azure.com/agentpool": "x"}),
+                _gpu_node("b", {**H100, "kubernetes.azure.com/agentpool": "y"}))
+    assert [p["nodeSelector"] for p, _ in two] == [{"kubernetes.azure.com/agentpool": "x"},
+                                                    {"kubernetes.azure.com/agentpool": "y"}]
+
+
+@pytest.mark.parametrize("mode, written", [("on", "on"), ("devtools", "devtools"), ("ppcie", "ppcie"), ("off", None),
+                                           ("maybe", None)])
+def test_confidential_computing_as_the_operator_labels_it(mode, written):
+    (pool, _), = _pool("kubernetes", _gpu_node("n", {**H100, "nvidia.com/cc.mode": mode}))
+    assert pool.get("confidentialComputing") == written

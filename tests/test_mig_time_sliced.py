@@ -200,3 +200,15 @@ def test_karpenter_and_the_verification_are_told_what_a_node_offers_once_time_sl
     verify = yaml.safe_load((profile_repo / "overlays" / "eks-mig-time-sliced" / "verify" / "h100-sliced" /
                              "deployment.yaml").read_text())
     assert verify["spec"]["replicas"] == 32
+
+
+def test_a_sharing_that_is_not_a_mapping_is_one_error_not_a_crash(run, tmp_path):
+    """scripts/fuzz case 198 (after the new fixtures): `sharing: aks` reached the message for MPS with a MIG block,
+    which read the string as a mapping (exit 3), and was told twice."""
+    profile = yaml.safe_load(PROFILE.read_text())
+    profile["spec"]["nodePools"][0]["sharing"] = "aks"
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(profile, sort_keys=False))
+    result = run("validate", "p.yaml", "--output", "json", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert [(f["rule"], f["message"]) for f in json.loads(result.output)["findings"] if f["severity"] == "error"] == [
+        ("profile-schema", "'spec.nodePools[0].sharing': 'aks' is not of type 'object'")]

@@ -61,7 +61,7 @@ def _fix_for(error, written: str | None = None) -> str:
         return "remove the repeated entries"
     if v == "not" and "enum" in error.validator_value:
         return "pick a name other than " + ", ".join(error.validator_value["enum"])
-    if v == "not" and error.validator_value == {"required": ["mig"]}:
+    if v == "not" and error.validator_value == {"required": ["mig"]} and isinstance(error.instance, dict):
         return ("a MIG layout goes with mode: mig; to share MIG devices between pods set mode: mig and mig.replicas "
                 "(time-slicing on each MIG device: NVIDIA's device plugin runs no MPS on MIG devices)")
     if v == "oneOf" and "layout" in str(error.validator_value):
@@ -82,8 +82,8 @@ def _message(error, path) -> str:
         return f"missing required field '{missing[0]}'" + ("" if base == "(top level)" else f" in '{base}'")
     if v == "oneOf" and "layout" in str(error.validator_value):
         return f"'{field}' needs exactly one of layout, preset or layouts"
-    if v == "not" and error.validator_value == {"required": ["mig"]}:
-        return f"'{field}.mig' is not allowed with sharing mode {(error.instance or {}).get('mode')}"
+    if v == "not" and error.validator_value == {"required": ["mig"]} and isinstance(error.instance, dict):
+        return f"'{field}.mig' is not allowed with sharing mode {error.instance.get('mode')}"
     if error.schema is False or v == "False":
         return f"'{field}' is not allowed with this sharing mode"
     return f"'{field}': {error.message}"
@@ -224,6 +224,9 @@ def check_schema(doc: Document, schema: dict | None = None, rule: str = RULE, un
         return _fast_findings(doc, fast, data, rule, suppressed)  # the engines disagree: the stricter one decides
     for error in errors:
         path = tuple(error.absolute_path)
+        if error.validator == "not" and not isinstance(error.instance, dict) and \
+                set(error.validator_value) == {"required"}:
+            continue  # ("not required" fails on anything but an object: its type error says what is wrong)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             allowed = set(error.schema.get("properties", {}))
             for extra in sorted(k for k in error.instance if k not in allowed):

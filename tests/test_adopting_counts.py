@@ -250,3 +250,71 @@ def test_autopilot_has_no_operator_and_aks_managed_gpu_is_read_from_its_label():
     assert "aks" not in profile["spec"] and profile["spec"]["operator"] == {"enabled": True}
     aks_own = _node({"nvidia.com/gpu": "1"}, {"kubernetes.azure.com/agentpool": "gpu"})
     assert _profile(aks_own)[0]["spec"]["suppress"][0]["pools"] == ["gpu"]
+
+
+NODE_LIST = """apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: a, labels: {eks.amazonaws.com/nodegroup: ng}}
+  status: {capacity: {nvidia.com/gpu: "8"}}
+"""
+
+
+def _adopt(tmp_path, monkeypatch, snapshot: str, output: str | None = None):
+    from gengpu.pipeline.adopt import adopt
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(snapshot)
+    return adopt("s.yaml", None, "team", output, False)
+
+
+def test_adopting_reports_the_placeholders_of_the_profile_where_it_will_be_written(tmp_path, monkeypatch):
+    """The imported profile is checked as any profile: a region no node states is left UNKNOWN, an error at its line
+    in the file named after the profile (or the file given), and the file is written whole, readable by the team."""
+    adopted = _adopt(tmp_path, monkeypatch, NODE_LIST)
+    line = adopted.text.splitlines().index("  region: UNKNOWN") + 1
+    assert [(f.file, f.line, f.column, f.rule) for f in adopted.findings] == [("team.yaml", line, 11, "profile-schema")]
+    assert not (tmp_path / "team.yaml").exists()
+    (tmp_path / "s.yaml").unlink()
+    adopted = _adopt(tmp_path, monkeypatch, NODE_LIST, "out.yaml")
+    assert [(f.file, f.line) for f in adopted.findings] == [("out.yaml", line)]
+    assert (tmp_path / "out.yaml").read_text() == adopted.text
+    assert (tmp_path / "out.yaml").stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize("make", ["file", "dangling-link"])
+def test_adopting_never_writes_over_a_path_that_exists(tmp_path, monkeypatch, make):
+    from gengpu.findings import UsageError
+
+    if make == "file":
+        (tmp_path / "out.yaml").write_text("mine\n")
+    else:
+        (tmp_path / "out.yaml").symlink_to(tmp_path / "elsewhere.yaml")
+    with pytest.raises(UsageError, match="^out.yaml exists; gengpu import writes only a new file"):
+        _adopt(tmp_path, monkeypatch, NODE_LIST, "out.yaml")
+    assert not (tmp_path / "elsewhere.yaml").exists()
+    assert make != "file" or (tmp_path / "out.yaml").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("snapshot, said", [
+    ("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n"
+     "- {apiVersion: v1, kind: Node, metadata: {name: b}}\n", "holds 2 node(s) and none with NVIDIA GPUs"),
+    ("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: a, namespace: x}}\n",
+     "holds no Node"),
+])
+def test_adopting_nothing_says_why(tmp_path, monkeypatch, snapshot, said):
+    adopted = _adopt(tmp_path, monkeypatch, snapshot, "out.yaml")
+    assert adopted.text is None and not (tmp_path / "out.yaml").exists()
+    ours = [(f.file, f.line, f.severity, f.rule, f.message) for f in adopted.findings
+            if f.message.endswith("nothing to import a profile from")]
+    assert ours == [("s.yaml", 1, "error", "snapshot-incomplete",
+                     f"the snapshot {said}: nothing to import a profile from")]
+    assert sum(f.rule == "snapshot-incomplete" for f in adopted.findings) == 1
+
+
+def test_a_snapshot_that_cannot_be_read_is_its_findings_and_no_profile(tmp_path, monkeypatch):
+    adopted = _adopt(tmp_path, monkeypatch, "items: [\n", "out.yaml")
+    assert adopted.text is None and adopted.findings and all(f.file == "s.yaml" for f in adopted.findings)
+    assert not (tmp_path / "out.yaml").exists()

@@ -318,3 +318,23 @@ def test_a_snapshot_that_cannot_be_read_is_its_findings_and_no_profile(tmp_path,
     adopted = _adopt(tmp_path, monkeypatch, "items: [\n", "out.yaml")
     assert adopted.text is None and adopted.findings and all(f.file == "s.yaml" for f in adopted.findings)
     assert not (tmp_path / "out.yaml").exists()
+
+
+@pytest.mark.parametrize("capacity, allocatable, registered", [
+    ({"nvidia.com/gpu": "8"}, {"nvidia.com/gpu": "7"}, {"nvidia.com/gpu": 8}),  # (capacity: what it has)
+    (None, {"nvidia.com/gpu": "4"}, {"nvidia.com/gpu": 4}),
+    ({"nvidia.com/gpu": "8"}, None, {"nvidia.com/gpu": 8}),
+    # MPS renamed: the kubelet keeps the old name's capacity at allocatable 0 beside the name now offered
+    ({"nvidia.com/gpu": "8", "nvidia.com/gpu.shared": "8"}, {"nvidia.com/gpu": "0", "nvidia.com/gpu.shared": "8"},
+     {"nvidia.com/gpu.shared": 8}),
+    # nothing offered at all (the plugin down): what it had stays
+    ({"nvidia.com/gpu": "8"}, {"nvidia.com/gpu": "0"}, {"nvidia.com/gpu": 8}),
+    # a name in capacity only is kept beside one offered
+    ({"nvidia.com/mig-1g.10gb": "7"}, {"nvidia.com/gpu": "1"}, {"nvidia.com/mig-1g.10gb": 7, "nvidia.com/gpu": 1}),
+    ({"nvidia.com/gpu": "8Ki", "nvidia.com/pgpu": "2", "cpu": "8", "nvidia.com/mig-1g.5gb": "7"}, None,
+     {"nvidia.com/mig-1g.5gb": 7}),
+])
+def test_what_a_node_registers(capacity, allocatable, registered):
+    from gengpu.adopting_sharing import counts
+
+    assert counts(_node(capacity, allocatable=allocatable)) == registered

@@ -338,3 +338,46 @@ def test_what_a_node_registers(capacity, allocatable, registered):
     from gengpu.adopting_sharing import counts
 
     assert counts(_node(capacity, allocatable=allocatable)) == registered
+
+
+@pytest.mark.parametrize("capacity, labels, found", [
+    ({"nvidia.com/mig-1g.10gb": "56"}, {"nvidia.com/mig-1g.10gb.replicas": "2"}, ({"1g.10gb": 28}, 2)),
+    ({"nvidia.com/mig-1g.10gb": "56"}, {"nvidia.com/mig-1g.10gb.replicas": "3"}, ({"1g.10gb": 56}, 1)),
+    ({"nvidia.com/mig-1g.10gb": "56"}, {"nvidia.com/mig-1g.10gb.replicas": "1"}, ({"1g.10gb": 56}, 1)),
+    ({"nvidia.com/mig-1g.10gb": "56"}, {"nvidia.com/mig-1g.10gb.replicas": "two"}, ({"1g.10gb": 56}, 1)),
+    # sliced alike or not: one profile sliced, the other not, is not "the MIG devices time-sliced 2 ways"
+    ({"nvidia.com/mig-1g.10gb": "56", "nvidia.com/mig-3g.40gb": "8"}, {"nvidia.com/mig-1g.10gb.replicas": "2"},
+     ({"1g.10gb": 28, "3g.40gb": 8}, 1)),
+    ({"nvidia.com/mig-1g.10gb": "56", "nvidia.com/mig-3g.40gb": "16"},
+     {"nvidia.com/mig-1g.10gb.replicas": "2", "nvidia.com/mig-3g.40gb.replicas": "2"},
+     ({"1g.10gb": 28, "3g.40gb": 8}, 2)),
+    ({"nvidia.com/mig-1g.10gb": "0", "nvidia.com/gpu": "8"}, {}, ({}, 1)),
+])
+def test_the_mig_devices_a_node_has_and_how_many_ways_each_is_sliced(capacity, labels, found):
+    from gengpu.adopting_sharing import mig_devices
+
+    assert mig_devices(_node(capacity, labels)) == found
+
+
+@pytest.mark.parametrize("capacity, labels, gpus, sharing", [
+    # GFD's per-profile counts under the mixed strategy, where the paste has no capacity
+    (None, {"nvidia.com/mig-1g.10gb.count": "28", "nvidia.com/mig-3g.40gb.count": "0",
+            "nvidia.com/mig-2g.20gb.count": "x"}, 4,
+     {"mode": "mig", "mig": {"strategy": "mixed", "layout": {"1g.10gb": 7}}}),
+    (None, {"nvidia.com/mig-1g.10gb.count": "28", "nvidia.com/mig.config": "all-1g.10gb"}, 4,
+     {"mode": "mig", "mig": {"strategy": "mixed", "preset": "all-1g.10gb"}}),
+    (None, {"nvidia.com/mig-1g.10gb.count": "28"}, None, None),
+    # MPS by GFD's strategy label, its replicas what the plugin registered per GPU
+    ({"nvidia.com/gpu": "8"}, {"nvidia.com/gpu.sharing-strategy": "mps"}, 4, {"mode": "mps", "replicas": 2}),
+    ({"nvidia.com/gpu": "8"}, {"nvidia.com/gpu.sharing-strategy": "mps"}, None, None),
+    # the single strategy time-sliced, GFD's count where the paste has no capacity
+    (None, {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-3g.40gb-SHARED", "nvidia.com/gpu.count": "16",
+            "nvidia.com/gpu.replicas": "2"}, 8,
+     {"mode": "mig", "mig": {"strategy": "single", "layout": {"3g.40gb": 2}, "replicas": 2}}),
+    (None, {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-3g.40gb", "nvidia.com/gpu.count": "16"}, None, None),
+    (None, {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-3g.40gb"}, 8, None),
+])
+def test_the_sharing_of_a_node_from_labels_alone(capacity, labels, gpus, sharing):
+    from gengpu.adopting_sharing import sharing_of
+
+    assert sharing_of(_node(capacity, labels), gpus, "H100-80GB") == sharing

@@ -66,10 +66,13 @@ class Node:
         return isinstance(status.get("allocatable"), dict) or isinstance(status.get("capacity"), dict)
 
     def gpu_resources(self) -> dict[str, tuple[int | None, int | None]]:
-        """resource -> (capacity, allocatable) of every NVIDIA resource the node shows."""
-        names = {str(k) for section in ("capacity", "allocatable")
-                 for k in self.item.mapping("status", section) if str(k).startswith(GPU_PREFIXES)}
-        return {r: (self.capacity(r), self.allocatable(r)) for r in sorted(names)}
+        """resource -> (capacity, allocatable) of every NVIDIA resource the node shows (worked out once: three rules
+        read it of every node)."""
+        if "gpu_resources" not in self.memo:
+            names = {str(k) for section in ("capacity", "allocatable")
+                     for k in self.item.mapping("status", section) if str(k).startswith(GPU_PREFIXES)}
+            self.memo["gpu_resources"] = {r: (self.capacity(r), self.allocatable(r)) for r in sorted(names)}
+        return self.memo["gpu_resources"]
 
     def vm_resources(self) -> dict[str, tuple[int | None, int | None]]:
         """resource -> (capacity, allocatable) of the GPUs the node offers to VMs: NVIDIA's sandbox device plugin

@@ -37,21 +37,31 @@ def _table() -> tuple:
     imaged = tuple((re.compile(e["pattern"]), by_component.get(e["component"]) or Component(
         e["component"], "", "it cannot start (its log says why)", "it has not started"))
         for e in data["images"])
-    return named, imaged
+    # one search that tells whether any name pattern matches: most pods of a large cluster are no part of the stack
+    anyone = re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _ in named))
+    return named, imaged, anyone
 
 
 def component(pod: Item) -> Component | None:
     """The part of NVIDIA's GPU stack the pod is, or None."""
-    named, imaged = _table()
+    named, _, anyone = _table()
     # the pod's own name, else its controller's (a describe cut above the name still shows Controlled By)
     owners = [str(o.get("name", "")) for o in pod.sequence("metadata", "ownerReferences") if isinstance(o, dict)]
     for name in (pod.name, *owners):
-        found = next((c for pattern, c in named if name and pattern.search(name)), None)
+        if not name or not anyone.search(name):
+            continue
+        found = next((c for pattern, c in named if pattern.search(name)), None)
         if found is not None:
             return found
     containers = pod.sequence("spec", "containers")
     image = str(containers[0].get("image", "")) if containers and isinstance(containers[0], dict) else ""
-    return next((c for pattern, c in imaged if image and pattern.search(image)), None)
+    return _by_image(image) if image else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _by_image(image: str) -> Component | None:
+    """(a large cluster's pods run a handful of images: each is matched once)"""
+    return next((c for pattern, c in _table()[1] if pattern.search(image)), None)
 
 
 def _state(status: dict) -> tuple[str, dict]:

@@ -184,6 +184,31 @@ def test_gke_time_shares_its_own_mig_partitions(run, tmp_path):
         assert label in selector
 
 
+def test_gke_refuses_more_than_48_clients_of_a_mig_partition(run, tmp_path):
+    """GKE's max-shared-clients-per-gpu (ComputeClass maxSharedClientsPerGPU: 2-48) is the same setting when it
+    time-shares MIG partitions: 49 is refused at sharing.mig.replicas, 48 is not; under the GPU Operator GKE's limit
+    does not apply (NVIDIA's device plugin slices)."""
+    profile = yaml.safe_load((REPO / "tests" / "fixtures" / "profiles" / "gke-native-sharing.yaml").read_text())
+    profile["spec"]["nodePools"][0].update({
+        "name": "a100-sliced", "gpu": "A100-40GB", "instanceTypes": ["a2-highgpu-1g"],
+        "sharing": {"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}, "replicas": 49}}})
+    path = tmp_path / "g.yaml"
+
+    def found(data):
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+        out = json.loads(run("validate", "g.yaml", "--output", "json", cwd=tmp_path).stdout)["findings"]
+        return [(f["line"], f["message"]) for f in out if f["rule"] == "gke-shared-clients-over-limit"]
+
+    line = yaml.safe_dump(profile, sort_keys=False).splitlines().index("        replicas: 49") + 1
+    assert found(profile) == [(line, "nodePools[0].sharing.mig.replicas is 49; GKE time-shares a MIG partition "
+                                     "between at most 48 clients per GPU")]
+    profile["spec"]["nodePools"][0]["sharing"]["mig"]["replicas"] = 48
+    assert found(profile) == []
+    profile["spec"]["nodePools"][0]["sharing"]["mig"]["replicas"] = 49
+    profile["spec"]["operator"] = {"enabled": True}
+    assert found(profile) == []
+
+
 def test_karpenter_and_the_verification_are_told_what_a_node_offers_once_time_sliced(profile_repo, run):
     """The NodeOverlay's capacity is what a started node offers (8 GPUs x 1 3g.40gb x 4 replicas, 8 x 4 1g.10gb x 4):
     told the devices alone, Karpenter launches four nodes where one holds the pods. The NodePool's limits are the

@@ -233,7 +233,8 @@ def test_replica_limits_name_the_limit_its_source_and_the_fix_from_the_data(run,
                    "Lower replicas to the limit (48 from compute capability 7.5, 16 below), or use time-slicing.")
     gke = messages(run, tmp_path, examples("gke-shared-clients-over-limit")["fails"].files["case.yaml"])["gke-shared-clients-over-limit"]
     assert gke == ("nodePools[0].sharing.replicas is 49; GKE shares a GPU between at most 48 clients per GPU",
-                   "Lower replicas to 48 or fewer.")
+                   "Lower replicas (sharing.replicas, or sharing.mig.replicas for time-shared MIG partitions) to 48 "
+                   "or fewer.")
 
 
 def test_a_gpu_memory_annotation_that_is_no_quantity_is_not_judged(run, tmp_path):

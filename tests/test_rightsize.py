@@ -1040,3 +1040,28 @@ def test_a_recording_without_timestamps_is_told_at_its_first_sample_line(run, a1
                  "json", cwd=a100)
     assert result.exit_code == 1
     assert [(f["line"], f["rule"]) for f in json.loads(result.stdout)["findings"]] == [(3, "metrics-file-invalid")]
+
+
+@pytest.mark.parametrize("change, reason", [
+    # the recording's inference GPUs would be proposed onto MIG (the first test): each of these keeps them
+    ({"allocation": "dra"}, "DRA pools are not sized from metrics yet"),
+    ({"gpu": ["A100-40GB", "A100-80GB"], "instanceTypes": ["a2-highgpu-1g", "a2-ultragpu-1g"]},
+     "several GPU models: sized per model by hand"),
+    ({"gpusPerNode": 2, "instanceTypes": ["a2-highgpu-2g"],
+      "sharing": {"mode": "mig", "mig": {"strategy": "mixed", "layouts": [{"gpus": [0], "layout": {"3g.20gb": 2}},
+                                                                          {"gpus": [1], "whole": True}]}}},
+     "per-GPU MIG layouts: no one layout is proposed for GPUs laid out apart; size them by hand"),
+    ({"sharing": {"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}, "replicas": 2}}},
+     "time-sliced MIG devices (2 pods take turns on each): a device's figures are its pods' together, so no layout "
+     "is proposed from them; size it by hand"),
+], ids=["dra", "several-models", "per-gpu-layouts", "time-sliced-mig"])
+def test_pools_rightsize_cannot_size_from_their_figures_are_kept_and_say_why(run, a100, change, reason):
+    profile = yaml.safe_load((a100 / "gke-a100.yaml").read_text())
+    profile["spec"]["nodePools"][0].update(change)
+    profile["spec"]["kubernetesVersion"] = "1.34"  # (DRA's floor; the same for the others)
+    (a100 / "gke-a100.yaml").write_text(yaml.safe_dump(profile, sort_keys=False))
+    report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
+                       "--output", "json", cwd=a100))
+    inference = report["recommendations"][0]
+    assert (inference["pool"], inference["verdict"], inference["reason"], inference["proposed"],
+            inference["monthlyDelta"]) == ("inference", "keep", reason, None, None)

@@ -677,6 +677,25 @@ def test_a_time_sliced_pool_without_per_pod_figures_is_kept_and_says_why(run, tm
     assert "needs hostPID and the pods' UIDs" in rec["reason"]
 
 
+@pytest.mark.parametrize("replicas, ending", [
+    # the same pods (7 per T4 hold them, the test above): at 8 replicas a GPU is over-committed, at 7 nothing frees
+    (8, ": 8 time-slicing replicas over-commit a GPU, 7 hold them with 20% headroom; lower the replicas by hand (and "
+        "raise the limits to keep the pods)"),
+    (7, "; more replicas free no GPU"),
+])
+def test_a_time_sliced_pool_at_or_above_what_its_pods_allow_is_kept(run, tmp_path, replicas, ending):
+    _t4_shared(tmp_path, "own")
+    profile = tmp_path / "t4.yaml"
+    profile.write_text(profile.read_text().replace("replicas: 2", f"replicas: {replicas}"))
+    (rec,) = _json(run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))["recommendations"]
+    assert (rec["verdict"], rec["proposed"], rec["monthlyDelta"], rec["evidence"]["perPodFigures"]) == (
+        "keep", None, None, "per-process")
+    assert rec["reason"].startswith(("busy: " if replicas == 7 else "") + "8 pod(s) on 4 GPU(s) whose own peaks "
+                                    "reached 1.6 GiB of 15 GiB and ")
+    assert rec["reason"].endswith(ending)
+
+
 def test_a_device_without_an_activity_figure_is_sized_as_busy(run, a100, recording):
     """The inference pool's GPUs at 4.5 GiB, with no DCGM_FI_PROF_GR_ENGINE_ACTIVE and no GPU_UTIL series (profiling
     off, a custom counters file): unknown activity is not 0%, so no MIG slice is proposed on memory alone."""

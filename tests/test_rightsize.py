@@ -1084,3 +1084,27 @@ def test_pools_rightsize_cannot_size_from_their_figures_are_kept_and_say_why(run
     inference = report["recommendations"][0]
     assert (inference["pool"], inference["verdict"], inference["reason"], inference["proposed"],
             inference["monthlyDelta"]) == ("inference", "keep", reason, None, None)
+
+
+def test_series_no_pool_takes_in_are_said_and_left_out(run, a100):
+    """A node whose pool label is gone (the two pools are alike: nothing else tells them apart) and a series without
+    dcgm-exporter's Hostname label: each is an info finding naming its series, and sized on nothing."""
+    snapshot = a100 / "snapshot.yaml"
+    snapshot.write_text(snapshot.read_text().replace("      cloud.google.com/gke-nodepool: inference\n", "", 1))
+    lines = (a100 / "gpus.om").read_text().split("\n")
+    first = next(i for i, line in enumerate(lines) if line.startswith("DCGM_FI_DEV_FB_USED{"))
+    lines.insert(first, re.sub(r'Hostname="[^"]*",', "", lines[first]))
+    (a100 / "gpus.om").write_text("\n".join(lines), encoding="utf-8")
+    report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
+                       "--output", "json", cwd=a100))
+    assert [(f["file"], f["severity"], f["rule"], f["message"]) for f in report["findings"]
+            if f["rule"] == "usage-series-unjoined"] == [
+        ("gpus.om", "info", "usage-series-unjoined", "2 node(s) of dcgm-exporter's series left out of every pool: "
+         "1 series without a Hostname label; gke-a100-inference-0 (1 series): a GPU node of no pool of gke-a100")]
+    inference = report["recommendations"][0]
+    assert [d["node"] for d in inference["evidence"]["devices"]] == [f"gke-a100-inference-{i}" for i in (1, 2, 3)]
+
+
+def test_a_recording_that_is_not_there_is_an_error(run, a100):
+    result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gone.om", cwd=a100)
+    assert (result.exit_code, result.stderr) == (2, "gengpu: error: gone.om: no such file\n")

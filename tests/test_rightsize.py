@@ -1099,8 +1099,8 @@ def test_series_no_pool_takes_in_are_said_and_left_out(run, a100):
                        "--output", "json", cwd=a100))
     assert [(f["file"], f["severity"], f["rule"], f["message"]) for f in report["findings"]
             if f["rule"] == "usage-series-unjoined"] == [
-        ("gpus.om", "info", "usage-series-unjoined", "2 node(s) of dcgm-exporter's series left out of every pool: "
-         "1 series without a Hostname label; gke-a100-inference-0 (1 series): a GPU node of no pool of gke-a100")]
+        ("gpus.om", "info", "usage-series-unjoined", "1 node(s) of dcgm-exporter's series and 1 series without a "
+         "Hostname label left out of every pool: gke-a100-inference-0 (1 series): a GPU node of no pool of gke-a100")]
     inference = report["recommendations"][0]
     assert [d["node"] for d in inference["evidence"]["devices"]] == [f"gke-a100-inference-{i}" for i in (1, 2, 3)]
 

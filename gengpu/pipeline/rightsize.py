@@ -212,19 +212,22 @@ def _unjoined(reported: dict, pool_of: dict, snapshot: str, profile: str, shown:
     """The nodes of dcgm-exporter's series that no pool of the profile takes in."""
     from gengpu.checking.rules import finding
 
-    unjoined = []
+    unjoined, unnamed = [], 0
     for (label, node), count in sorted(reported.items()):
         if not label:
-            unjoined.append(f"{count} series without a Hostname label")
+            unnamed += count
         elif node not in pool_of:
             unjoined.append(f"{node} ({count} series): not a node of {snapshot}")
         elif pool_of[node] is None:
             unjoined.append(f"{node} ({count} series): a GPU node of no pool of {profile}")
-    if not unjoined:
+    if not unjoined and not unnamed:
         return []
-    return [finding("usage-series-unjoined", shown, 1, 1, f"{len(unjoined)} node(s) of dcgm-exporter's "
-                    f"series left out of every pool: {'; '.join(unjoined[:10])}"
-                    + (f"; and {len(unjoined) - 10} more" if len(unjoined) > 10 else ""))]
+    # (series without a node name are no node: counted apart)
+    what = [f"{len(unjoined)} node(s) of dcgm-exporter's series"] if unjoined else []
+    what += [f"{unnamed} series without a Hostname label"] if unnamed else []
+    listed = f": {'; '.join(unjoined[:10])}" + (f"; and {len(unjoined) - 10} more" if len(unjoined) > 10 else "") \
+        if unjoined else ""
+    return [finding("usage-series-unjoined", shown, 1, 1, f"{' and '.join(what)} left out of every pool{listed}")]
 
 
 def write_proposals(result: RightsizeResult, out_dir: Path = Path(DEFAULT_OVERLAYS)) -> list[str]:

@@ -1,0 +1,69 @@
+"""The figures right-sizing reads of each device, case by case (the rightsize group, issue 51): what counts as an
+activity figure, a memory figure that can be, a MIG instance's activity as a share of its GPU (DCGM's profiling
+metrics are per GPU instance: a 3g instance of an A100, 3 of its 7 compute slices, at 50% is 3/14 of the GPU), and
+how much of the window a pool's GPUs were there."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from gengpu import sizing
+from gengpu.metrics.usage import Device, Figures
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _device(mig: str = "", node: str = "n", gpu: str = "0", **figures) -> Device:
+    return Device(node, gpu, f"GPU-{node}-{gpu}", mig, "NVIDIA A100-SXM4-40GB", figures=Figures(**figures))
+
+
+@pytest.mark.parametrize("figures, activity", [
+    ({"active_p95": 0.3}, 0.3), ({"active_p95": 0.0}, 0.0), ({"active_p95": 1.0}, 1.0),
+    ({"util_p95": 40.0}, 0.4),  # GPU_UTIL in percent, where there is no engine activity
+    ({"active_p95": 0.3, "util_p95": 90.0}, 0.3),  # the engine's figure first
+    ({}, 1.0), ({"active_p95": NAN}, 1.0), ({"active_p95": -0.1}, 1.0), ({"active_p95": 1.01}, 1.0),
+    ({"active_p95": INF}, 1.0),
+])
+def test_an_activity_that_cannot_be_counts_as_busy(figures, activity):
+    assert sizing.activity(_device(**figures)) == activity
+
+
+@pytest.mark.parametrize("value, ok", [
+    (0.0, True), (40536.0, True), (40536 * 1.02, True), (40536 * 1.03, False), (-1.0, False), (None, False),
+    (NAN, False), (INF, False),
+])
+def test_a_memory_figure_that_can_be(value, ok):
+    assert sizing.memory_ok(value, 40536) is ok
+
+
+@pytest.mark.parametrize("mig, active, share", [
+    ("", 0.5, 0.5),
+    ("3g.20gb", 0.5, 0.5 * 3 / 7),
+    ("1g.5gb", 0.7, 0.7 / 7),
+    ("7g.40gb", 0.2, 0.2),
+    ("9g.99gb", 0.5, 0.5),  # a profile gengpu does not know: never below what was seen
+    ("3g.20gb", None, 1.0),
+    ("3g.20gb", NAN, 1.0),
+])
+def test_a_mig_instances_activity_is_a_share_of_its_gpu(mig, active, share):
+    assert math.isclose(sizing.share("A100-40GB", _device(mig, active_p95=active)), share)
+
+
+def _usage(*devices: Device) -> sizing.PoolUsage:
+    return sizing.PoolUsage(None, None, None, [], list(devices), "7d", "test")
+
+
+def test_how_much_of_the_window_a_pools_gpus_were_there():
+    # two GPUs: one there all the window (100 steps), one half of it; a MIG instance counts for its GPU
+    usage = _usage(_device(present=100.0), _device("1g.5gb", gpu="1", present=50.0),
+                   _device("1g.5gb", gpu="1", present=40.0))
+    assert usage.presence() == {("n", "GPU-n-0"): 100.0, ("n", "GPU-n-1"): 50.0}
+    assert sizing._run_share(usage) == 0.75
+    assert sizing._run_share(_usage(_device(present=100.0), _device(gpu="1", present=100.0))) == 1.0
+    # no coverage figure, or none that can be: no share
+    assert sizing._run_share(_usage(_device())) is None
+    assert sizing._run_share(_usage(_device(present=NAN))) is None
+    assert sizing._run_share(_usage(_device(present=0.0))) is None
+    assert sizing._run_share(_usage()) is None

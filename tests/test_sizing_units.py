@@ -67,3 +67,40 @@ def test_how_much_of_the_window_a_pools_gpus_were_there():
     assert sizing._run_share(_usage(_device(present=NAN))) is None
     assert sizing._run_share(_usage(_device(present=0.0))) is None
     assert sizing._run_share(_usage()) is None
+
+
+@pytest.mark.parametrize("q, values, expected", [
+    # Prometheus's quantile_over_time (promql/quantile.go): rank q x (n - 1), linear between the nearest ranks
+    (0.95, [float(v) for v in range(1, 11)], 9.55),
+    (0.5, [4.0, 1.0, 3.0, 2.0], 2.5),  # (sorted first)
+    (0.0, [3.0, 1.0, 2.0], 1.0),
+    (1.0, [3.0, 1.0, 2.0], 3.0),
+    (0.95, [7.0], 7.0),
+])
+def test_a_recordings_quantile_is_prometheus_quantile_over_time(q, values, expected):
+    from gengpu.metrics import recorded
+
+    assert math.isclose(recorded.quantile(q, values), expected)
+
+
+FB = "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
+
+
+@pytest.mark.parametrize("text, line, message", [
+    (FB + 'DCGM_FI_DEV_FB_USED{gpu="0",Hostname="n"} 10\n# EOF\n', 2,
+     "a DCGM_FI_DEV_FB_USED sample has no timestamp: a recording needs the time of every sample"),
+    ("# TYPE kube_node_info gauge\nkube_node_info{node=\"n\"} 1 1764547200\n# EOF\n", 1,
+     "no dcgm-exporter samples (DCGM_FI_DEV_FB_USED, DCGM_FI_DEV_FB_FREE, DCGM_FI_DEV_GPU_UTIL, "
+     "DCGM_FI_PROF_GR_ENGINE_ACTIVE) in the file"),
+    (FB + 'DCGM_FI_DEV_FB_USED{gpu="0",Hostname="n"} 10 1764547200\n', 1, None),  # (no # EOF: the parser's reason)
+])
+def test_a_recording_gengpu_cannot_read_is_one_finding_at_its_line(text, line, message):
+    from gengpu.metrics import recorded
+
+    found, findings = recorded.load(text, "gpus.om")
+    assert found is None
+    assert [(f.file, f.line, f.rule) for f in findings] == [("gpus.om", line, "metrics-file-invalid")]
+    if message is None:
+        assert findings[0].message.startswith("not OpenMetrics: ")
+    else:
+        assert findings[0].message == message

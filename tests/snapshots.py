@@ -172,3 +172,16 @@ def gpu_pods(snapshot: dict, per_node: int) -> list[dict]:
                          "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]},
                 "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}})
     return pods
+
+
+def node_item(capacity: dict | None = None, labels: dict | None = None, *, allocatable: dict | None = None,
+              name: str = "n", version: str | None = None):
+    """A Node as gengpu reads it (an Item) with the status sections given and nothing else: for unit tests of what
+    one node shows."""
+    from gengpu.live.snapshot import Item
+
+    status: dict = {k: v for k, v in (("capacity", capacity), ("allocatable", allocatable)) if v is not None}
+    if version is not None:
+        status["nodeInfo"] = {"kubeletVersion": version}
+    return Item({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels or {}},
+                 "status": status})

@@ -13,17 +13,9 @@ import pytest
 
 from gengpu import adopting
 from gengpu.live.snapshot import Item, Snapshot
+from snapshots import node_item as _node
 
 A100_MIG = "NVIDIA-A100-SXM4-40GB-MIG-3g.20gb"
-
-
-def _node(capacity: dict | None = None, labels: dict | None = None, name: str = "n", version: str | None = None,
-          allocatable: dict | None = None) -> Item:
-    status: dict = {k: v for k, v in (("capacity", capacity), ("allocatable", allocatable)) if v is not None}
-    if version is not None:
-        status["nodeInfo"] = {"kubeletVersion": version}
-    return Item({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels or {}},
-                 "status": status})
 
 
 @pytest.mark.parametrize("capacity, labels, spec, gpu, counted", [
@@ -152,8 +144,8 @@ def test_nodes_you_bring_on_a_cloud_machine_get_the_gpu_and_count_from_its_table
 
 
 def test_a_cloud_pool_names_its_instance_types_and_provisioner():
-    a = _node({}, {"node.kubernetes.io/instance-type": "p4d.24xlarge", "karpenter.sh/nodepool": "gpu"}, "a")
-    b = _node({}, {"beta.kubernetes.io/instance-type": "p4de.24xlarge", "karpenter.sh/nodepool": "gpu"}, "b")
+    a = _node({}, {"node.kubernetes.io/instance-type": "p4d.24xlarge", "karpenter.sh/nodepool": "gpu"}, name="a")
+    b = _node({}, {"beta.kubernetes.io/instance-type": "p4de.24xlarge", "karpenter.sh/nodepool": "gpu"}, name="b")
     pool, notes = _pool([a, b], "eks", selector={"karpenter.sh/nodepool": "gpu"})
     assert (pool, notes) == ({"name": "gpu", "gpu": "A100-40GB", "gpusPerNode": 8,
                               "instanceTypes": ["p4d.24xlarge", "p4de.24xlarge"], "provisioner": "karpenter"}, [])
@@ -173,14 +165,6 @@ def test_a_pool_says_how_its_count_was_worked_out_and_reads_its_model_from_resou
     pool, notes = _pool([node], "kubernetes")
     assert pool == {"name": "gpu", "gpu": "A10", "gpusPerNode": 2, "workload": "vm-passthrough"}
     assert notes == ["pool gpu: gpusPerNode 2 is what the sandbox device plugin offers"]
-
-
-@pytest.mark.parametrize("cc, expected", [("on", "on"), ("devtools", "devtools"), ("ppcie", "ppcie"), ("off", None),
-                                          ("bogus", None)])
-def test_confidential_computing_as_the_node_is_set(cc, expected):
-    labels = {"nvidia.com/gpu.count": "1", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/cc.mode": cc}
-    pool, _ = _pool([_node({}, labels)], "kubernetes")
-    assert pool.get("confidentialComputing") == expected
 
 
 def test_a_dra_group_allocates_by_dra():

@@ -9,12 +9,9 @@ import pytest
 
 from gengpu import adopting
 from gengpu.live.snapshot import Item
+from snapshots import node_item as _node
 
 
-def _node(capacity: dict | None = None, allocatable: dict | None = None, labels: dict | None = None) -> Item:
-    status = {k: v for k, v in (("capacity", capacity), ("allocatable", allocatable)) if v is not None}
-    return Item({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "labels": labels or {}},
-                 "status": status})
 
 
 @pytest.mark.parametrize("capacity, allocatable, found", [
@@ -30,7 +27,7 @@ def _node(capacity: dict | None = None, allocatable: dict | None = None, labels:
     ({"cpu": "8"}, None, None),
 ])
 def test_a_gpu_model_from_the_resources_a_node_offers(capacity, allocatable, found):
-    assert adopting.model_from_resources(_node(capacity, allocatable)) == found
+    assert adopting.model_from_resources(_node(capacity, allocatable=allocatable)) == found
 
 
 @pytest.mark.parametrize("gpu, vgpu, per_gpu", [

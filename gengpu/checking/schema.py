@@ -61,7 +61,7 @@ def _fix_for(error, written: str | None = None) -> str:
         return "remove the repeated entries"
     if v == "not" and "enum" in error.validator_value:
         return "pick a name other than " + ", ".join(error.validator_value["enum"])
-    if v == "not" and error.validator_value == {"required": ["mig"]} and isinstance(error.instance, dict):
+    if v == "not" and error.validator_value == {"required": ["mig"]}:
         return ("a MIG layout goes with mode: mig; to share MIG devices between pods set mode: mig and mig.replicas "
                 "(time-slicing on each MIG device: NVIDIA's device plugin runs no MPS on MIG devices)")
     if v == "oneOf" and "layout" in str(error.validator_value):
@@ -82,7 +82,7 @@ def _message(error, path) -> str:
         return f"missing required field '{missing[0]}'" + ("" if base == "(top level)" else f" in '{base}'")
     if v == "oneOf" and "layout" in str(error.validator_value):
         return f"'{field}' needs exactly one of layout, preset or layouts"
-    if v == "not" and error.validator_value == {"required": ["mig"]} and isinstance(error.instance, dict):
+    if v == "not" and error.validator_value == {"required": ["mig"]}:  # (on objects only: check_schema drops the rest)
         return f"'{field}.mig' is not allowed with sharing mode {error.instance.get('mode')}"
     if error.schema is False or v == "False":
         return f"'{field}' is not allowed with this sharing mode"

@@ -225,9 +225,9 @@ def _unjoined(reported: dict, pool_of: dict, snapshot: str, profile: str, shown:
     # (series without a node name are no node: counted apart)
     what = [f"{len(unjoined)} node(s) of dcgm-exporter's series"] if unjoined else []
     what += [f"{unnamed} series without a Hostname label"] if unnamed else []
-    listed = f": {'; '.join(unjoined[:10])}" + (f"; and {len(unjoined) - 10} more" if len(unjoined) > 10 else "") \
-        if unjoined else ""
-    return [finding("usage-series-unjoined", shown, 1, 1, f"{' and '.join(what)} left out of every pool{listed}")]
+    listed = "; ".join(unjoined[:10]) + (f"; and {len(unjoined) - 10} more" if len(unjoined) > 10 else "")
+    message = " and ".join(what) + " left out of every pool" + (f": {listed}" if listed else "")
+    return [finding("usage-series-unjoined", shown, 1, 1, message)]
 
 
 def write_proposals(result: RightsizeResult, out_dir: Path = Path(DEFAULT_OVERLAYS)) -> list[str]:

@@ -1,7 +1,7 @@
 """Rule templates: one logic, parameters from gengpu's data tables (kube-linter's templates, in small).
 
-ReplicasLimit: a pool's sharing.replicas (or, where the limit says so, sharing.mig.replicas: clients of each MIG
-device) against a maximum that a data table gives per pool.
+ReplicasLimit: a pool's sharing.replicas (a MIG pool's sharing.mig.replicas: clients of each MIG device) against a
+maximum that a data table gives per pool.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from typing import Callable
 
 from gengpu.checking.rules.base import Hit, Rule, pool_path
 
-# (limit, what the limit is, as the message names it[, "mig": the limit is on sharing.mig.replicas]) for a pool, or
-# None where the rule does not apply
-Limit = Callable[[object, object], "tuple | None"]
+# (limit, what the limit is, as the message names it) for a pool, or None where the rule does not apply
+Limit = Callable[[object, object], "tuple[int, str] | None"]
 
 
 @dataclass(frozen=True)
@@ -27,8 +26,9 @@ class ReplicasLimit:
             found = self.limit(profile, pool)
             if not found:
                 continue
-            field = ("sharing", "mig", "replicas") if found[2:] == ("mig",) else ("sharing", "replicas")
-            replicas = pool.sharing.mig_replicas if field[1] == "mig" else pool.sharing.replicas
+            mig = pool.sharing.mode == "mig"
+            field = ("sharing", "mig", "replicas") if mig else ("sharing", "replicas")
+            replicas = pool.sharing.mig_replicas if mig else pool.sharing.replicas
             if replicas is not None and replicas > found[0]:
                 yield Hit(pool_path(pool, *field),
                           f"nodePools[{pool.index}].{'.'.join(field)} is {replicas}; {found[1]} at most {found[0]} "

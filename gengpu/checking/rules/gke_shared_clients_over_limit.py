@@ -9,14 +9,12 @@ def _limit(profile, pool):
     time-shares MIG partitions with the same setting, each partition a GPU to it."""
     from gengpu.compiling.pool_scripts import gke_gpu_sharing
 
-    if profile.platform not in ("gke", "gke-autopilot"):
-        return None
-    mig = pool.sharing.mode == "mig" and pool.sharing.mig_replicas > 1
-    if pool.sharing.mode not in ("time-slicing", "mps") and not mig:
+    if profile.platform not in ("gke", "gke-autopilot") or pool.sharing.mode not in ("time-slicing", "mps", "mig"):
         return None
     if profile.platform == "gke" and not gke_gpu_sharing(profile, pool):
         return None  # the GPU Operator's or the DRA driver's sharing: their own limits apply
-    return (_MAX, "GKE time-shares a MIG partition between", "mig") if mig else (_MAX, "GKE shares a GPU between")
+    return _MAX, ("GKE time-shares a MIG partition between" if pool.sharing.mode == "mig" else
+                  "GKE shares a GPU between")
 
 
 RULE = replicas_limit(

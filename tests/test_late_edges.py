@@ -305,6 +305,19 @@ def test_aks_auto_provisioned_nodes_follow_the_kubernetes_version_for_ubuntu():
     assert nodeclass["spec"]["imageFamily"] == "Ubuntu"
 
 
+def test_an_object_whose_name_is_not_a_string_names_no_device_class(run, tmp_path):
+    """scripts/fuzz case 7118: an object of a kind gengpu has no schema for, its metadata.name a list, made
+    dra-extended-resource-gate-off look the list up among DeviceClass names (exit 3). Names are read as text where
+    rules look them up (podspecs.text), so it names nothing; the file is judged as any other."""
+    (tmp_path / "w.yaml").write_text(
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: []\n---\napiVersion: v1\nkind: Pod\n"
+        "metadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: x\n"
+        "    resources: {limits: {nvidia.com/gpu: 1}}\n")
+    result = run("validate", "w.yaml", "--output", "json", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert [(f["rule"], f["line"]) for f in json.loads(result.stdout)["findings"]] == [("object-no-schema", 2)]
+
+
 def test_a_claim_template_whose_name_is_not_a_string_is_its_schema_finding_only(run, tmp_path):
     """scripts/fuzz case 4179: a ResourceClaimTemplate whose metadata.name is a mapping, beside a queued Job, made
     kueue-dra-claim-inadmissible key a dict by a dict (exit 3); the object's schema finding says what is wrong."""

@@ -20,6 +20,13 @@ def dig(data, *path):
     return data
 
 
+def text(data, *path) -> str | None:
+    """dig() where only a string counts: a name or namespace that is not one (a list, a mapping) names nothing, and
+    cannot key a lookup; its object's schema finding says what is wrong."""
+    value = dig(data, *path)
+    return value if isinstance(value, str) else None
+
+
 def expand(data, pattern: str):
     """(path, value) for a table path: dotted keys, `[]` for every list item, `*` for every map value."""
     found = [((), data)]

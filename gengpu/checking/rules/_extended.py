@@ -1,5 +1,6 @@
 """DRA extended resources (KEP-5004): what the DeviceClasses of a run map, and what its pods ask for by name."""
 
+from gengpu.checking.podspecs import text
 from gengpu.checking.subjects import group_version
 
 # Every DeviceClass also answers to this prefix plus its name (k8s.io/api resource/v1 ResourceDeviceClassPrefix).
@@ -12,8 +13,8 @@ def device_classes(overlay) -> dict[str, dict]:
     for doc in overlay.docs:
         data = doc.data if isinstance(doc.data, dict) else {}
         if data.get("kind") == "DeviceClass" and group_version(data)[0] == "resource.k8s.io":
-            name = (data.get("metadata") or {}).get("name") if isinstance(data.get("metadata"), dict) else None
-            if isinstance(name, str):
+            name = text(data, "metadata", "name")
+            if name is not None:
                 out[name] = data
     return out
 

@@ -1,5 +1,6 @@
 from gengpu.catalog import software, version_tuple
 from gengpu.checking.objects import DEFAULT_KUBERNETES_VERSION
+from gengpu.checking.podspecs import text
 from gengpu.checking.rules._extended import IMPLICIT, device_classes, mapped, requests
 from gengpu.checking.rules.base import OVERLAY, WORKLOAD, Hit, Rule
 
@@ -17,7 +18,7 @@ def check(overlay, ctx=None):
     for doc in overlay.docs:
         data = doc.data if isinstance(doc.data, dict) else {}
         kubernetes = versions.get(id(doc)) or DEFAULT_KUBERNETES_VERSION
-        name = (data.get("metadata") or {}).get("name") if isinstance(data.get("metadata"), dict) else None
+        name = text(data, "metadata", "name")
         if name in classes and classes[name] is data and isinstance((data.get("spec") or {}).get(
                 "extendedResourceName"), str) and _off(kubernetes):
             yield Hit(("spec", "extendedResourceName"), f"DeviceClass {name} maps "

@@ -2,7 +2,7 @@ import re
 
 import yaml
 
-from gengpu.checking.podspecs import dig
+from gengpu.checking.podspecs import dig, text
 from gengpu.checking.rules.base import OBJECT, OVERLAY, Hit, Rule
 from gengpu.checking.rules._dra import request_classes
 from gengpu.checking.subjects import pod_specs
@@ -81,22 +81,17 @@ def _queued(obj: dict) -> bool:
     return isinstance(labels, dict) and bool(labels.get(QUEUE))
 
 
-def _text(value) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def check(overlay, ctx=None):
     if dra_off(overlay):
         return  # Kueue admits the workloads without charging their claims: nothing is refused
     charged = mappings(overlay)
     objects = [s for s in overlay.subjects if s.kind == OBJECT and isinstance(s.data, dict)]
-    # (a name or namespace that is not a string names nothing: its object's schema finding says so)
-    templates = {(_text(dig(s.data, "metadata", "namespace")), _text(dig(s.data, "metadata", "name"))): s
+    templates = {(text(s.data, "metadata", "namespace"), text(s.data, "metadata", "name")): s
                  for s in objects if s.data.get("kind") == "ResourceClaimTemplate"}
     for s in objects:
         if not _queued(s.data):
             continue
-        namespace = _text(dig(s.data, "metadata", "namespace"))
+        namespace = text(s.data, "metadata", "namespace")
         for path, spec in pod_specs(s.data):
             for j, claim in enumerate(spec.get("resourceClaims") or []):
                 if not isinstance(claim, dict):
@@ -106,7 +101,7 @@ def check(overlay, ctx=None):
                               f"and uses ResourceClaim {claim['resourceClaimName']}: Kueue marks it inadmissible "
                               "(KueueDRAIntegration does not support use of resource claims); use a "
                               "ResourceClaimTemplate", doc=s.doc)
-                name = _text(claim.get("resourceClaimTemplateName"))
+                name = text(claim, "resourceClaimTemplateName")
                 template = (templates.get((namespace, name)) or templates.get((None, name))) if name else None
                 if charged is None or template is None:
                     continue

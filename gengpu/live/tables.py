@@ -18,7 +18,8 @@ _PODS = re.compile(r"^(NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
 _EVENTS = re.compile(r"^(NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+")
 _DAEMONSETS = re.compile(r"^(NAMESPACE\s+)?NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE\b")
 _SLICES = re.compile(r"^NAME\s+NODE\s+DRIVER\s+POOL\s+AGE\b")
-_CLAIMS = re.compile(r"^(NAMESPACE\s+)?NAME\s+STATE\s+AGE\b")
+# (columns between NAME and STATE: RESOURCECLASSNAME and ALLOCATIONMODE, as kubectl printed v1alpha2 claims)
+_CLAIMS = re.compile(r"^(NAMESPACE\s+)?NAME\s+(?:[A-Z][A-Z-]*\s+)*?STATE\s+AGE\b")
 _HEADERS = {"pods": _PODS, "events": _EVENTS, "daemonsets": _DAEMONSETS, "resourceslices": _SLICES,
             "resourceclaims": _CLAIMS}
 # a row of `kubectl get pods` whose header the paste lost (`kubectl get pods -A | grep nvidia`): [namespace] name
@@ -40,13 +41,29 @@ _WAITING_REASONS = {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "Inv
 _TERMINATED_REASONS = {"Completed", "Error", "OOMKilled", "ContainerCannotRun", "DeadlineExceeded", "StartError"}
 
 
+def _table(line: str) -> tuple[str, str] | None:
+    """(kind, header) where the line is a table's header, or a command and a header pasted on one line (`k get
+    resourceslice      NAME  NODE ...`: the newline lost, the header as kubectl aligned it after the command)."""
+    head = line.strip()
+    kind = next((k for k, p in _HEADERS.items() if p.match(head)), None)
+    if kind is not None:
+        return kind, line
+    if _PROMPT.match(line):
+        for m in re.finditer(r"\s(?=(NAMESPACE|NAME)\s)", line):
+            rest = line[m.end():]
+            kind = next((k for k, p in _HEADERS.items() if p.match(rest)), None)
+            if kind is not None:
+                return kind, rest
+    return None
+
+
 def has_tables(text: str) -> bool:
     """Whether the text holds a pods, events or DaemonSets table, events as `kubectl describe` prints them,
     `kubectl describe pod` output, or a ComputeDomain's described status."""
     from gengpu.live import described
 
     lines = text.splitlines()
-    return any(p.match(line.strip()) for line in lines for p in _HEADERS.values()) or \
+    return any(_table(line) for line in lines) or \
         any(described.DESCRIBED_EVENT.match(line) or _POD_ROW.match(line) or _SCHEDULER.match(line)
             for line in lines) or described.looks_like_describe_pod(text) or described.looks_like_custom_resource(text)
 
@@ -60,22 +77,23 @@ def read(text: str, shown: str) -> tuple[list[dict], TextDoc, str]:
     used = [False] * len(lines)
     i = 0
     while i < len(lines):
-        head = lines[i].strip()
-        kind = next((k for k, p in _HEADERS.items() if p.match(head)), None)
-        if kind is None:
+        table = _table(lines[i])
+        if table is None:
             i += 1
             continue
+        kind, header = table
         used[i] = True
-        # the namespace the command above the table asked for (`kubectl get pods -n gpu-operator`), for rows that
-        # carry none
-        above = next((lines[k] for k in range(i - 1, max(-1, i - 3), -1) if lines[k].strip()), "")
+        # the namespace the command above the table (or before its header) asked for (`kubectl get pods -n
+        # gpu-operator`), for rows that carry none
+        above = lines[i][:-len(header)] if header is not lines[i] else \
+            next((lines[k] for k in range(i - 1, max(-1, i - 3), -1) if lines[k].strip()), "")
         asked = _NAMESPACE.search(above) if _PROMPT.match(above) else None
         end = i + 1
         while end < len(lines) and lines[end].strip() and not _PROMPT.match(lines[end]) and \
                 not any(p.match(lines[end].strip()) for p in _HEADERS.values()):
             end += 1
         for j in range(i + 1, end):
-            row = _row(lines[i], lines[j])
+            row = _row(header, lines[j])
             if row is not None and asked and not row.get("NAMESPACE"):
                 row["NAMESPACE"] = asked.group(1)
             obj = _ROWS[kind](row) if row else None

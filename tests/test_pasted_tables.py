@@ -1,0 +1,128 @@
+"""Real pasted `kubectl get` tables and `kubectl describe pod` text (tests/live-corpus/pastes.yaml, each with its
+source) read as `gengpu check --snapshot` reads them, every object held to what the paste itself shows: a
+DaemonSet's five numbers and node selector, an event's object, type, reason and message, a claim's state, a
+slice's node, driver and pool, a described container's state, last state, readiness and restarts, and each
+object's line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gengpu.live import snapshot
+
+CORPUS = Path(__file__).parent / "live-corpus"
+PASTES = yaml.safe_load((CORPUS / "pastes.yaml").read_text())
+# kubectl's resource names in an OBJECT column, and the kinds they are (`kubectl api-resources`)
+KINDS = {"pod": "Pod", "node": "Node", "daemonset": "DaemonSet"}
+
+
+def _read(entry: dict) -> snapshot.Snapshot:
+    raw = (CORPUS / "pastes" / entry["file"]).read_bytes()
+    snap, findings = snapshot.load(raw, entry["file"])
+    assert snap is not None and findings == [], findings
+    return snap
+
+
+def _of(kind: str) -> list[dict]:
+    return [e for e in PASTES if e["kind"] == kind]
+
+
+def _ids(entries):
+    return [e["file"] for e in entries]
+
+
+def test_every_paste_has_its_source_and_every_file_an_entry():
+    assert sorted(e["file"] for e in PASTES) == sorted(p.name for p in (CORPUS / "pastes").iterdir())
+    assert all(e.get("source") and e.get("expect") for e in PASTES)
+
+
+@pytest.mark.parametrize("entry", _of("daemonsets"), ids=_ids(_of("daemonsets")))
+def test_a_daemonsets_table_reads_as_its_rows(entry):
+    snap = _read(entry)
+    got = []
+    for ds in snap.daemonsets:
+        status = ds.mapping("status")
+        got.append({"name": ds.name, **({"namespace": ds.text("metadata", "namespace")} if ds.text("metadata", "namespace") else {}),
+                    "numbers": [status.get(k) for k in ("desiredNumberScheduled", "currentNumberScheduled",
+                                                        "numberReady", "updatedNumberScheduled", "numberAvailable")],
+                    "selector": ds.mapping("spec", "template", "spec", "nodeSelector")})
+    assert got == entry["expect"]
+    assert len(snap.pods) == entry.get("pods", 0)
+
+
+@pytest.mark.parametrize("entry", _of("events"), ids=_ids(_of("events")))
+def test_an_events_table_reads_as_its_rows(entry):
+    snap = _read(entry)
+    got = []
+    for ev in snap.events:
+        about = ev.mapping("involvedObject")
+        resource = next(k for k, v in KINDS.items() if v == about.get("kind"))
+        got.append(f"{resource}/{about.get('name')} {ev.text('type')} {ev.text('reason')}: {ev.text('message')}")
+    assert got == entry["expect"]
+
+
+@pytest.mark.parametrize("entry", _of("resourceclaims"), ids=_ids(_of("resourceclaims")))
+def test_a_claims_table_reads_as_the_states_it_shows(entry):
+    snap = _read(entry)
+    got = []
+    for claim in snap.resourceclaims:
+        states = (["allocated"] if "allocation" in claim.mapping("status") else []) + \
+            (["reserved"] if claim.sequence("status", "reservedFor") else [])
+        got.append({**({"namespace": claim.text("metadata", "namespace")} if claim.text("metadata", "namespace") else {}), "name": claim.name,
+                    "state": ",".join(states) or "pending"})
+    assert got == entry["expect"]
+    assert len(snap.pods) == entry.get("pods", 0)
+
+
+@pytest.mark.parametrize("entry", _of("resourceslices"), ids=_ids(_of("resourceslices")))
+def test_a_slices_table_reads_as_its_rows(entry):
+    snap = _read(entry)
+    got = [{"name": s.name, "node": s.text("spec", "nodeName"), "driver": s.text("spec", "driver"),
+            "pool": s.text("spec", "pool", "name")} for s in snap.resourceslices]
+    assert got == entry["expect"]
+
+
+def _container(spec: dict, status: dict, shown: dict) -> dict:
+    """What the paste shows of a container, from the pod read: the keys the expectation names, no others (a cut
+    paste does not show a container's readiness, and its default is not judged)."""
+    state = status.get("state") or {}
+    last = status.get("lastState") or {}
+    kind = next(iter(state), None)
+    last_kind = next(iter(last), None)
+    known = {"name": spec.get("name"), "image": spec.get("image"), "state": kind,
+             "reason": (state.get(kind) or {}).get("reason") if kind else None,
+             "ready": status.get("ready"), "restarts": status.get("restartCount"), "last": last_kind,
+             "last_reason": (last.get(last_kind) or {}).get("reason") if last_kind else None,
+             "last_exit_code": (last.get(last_kind) or {}).get("exitCode") if last_kind else None}
+    return {k: known[k] for k in shown}
+
+
+@pytest.mark.parametrize("entry", _of("describe-pod"), ids=_ids(_of("describe-pod")))
+def test_a_described_pod_reads_as_the_states_it_shows(entry):
+    snap = _read(entry)
+    assert [p.name for p in snap.pods] == [e["name"] for e in entry["expect"]]
+    for pod, want in zip(snap.pods, entry["expect"]):
+        owner = pod.sequence("metadata", "ownerReferences")
+        assert (pod.text("metadata", "namespace"), pod.text("spec", "nodeName"), pod.text("status", "phase"),
+                f"{owner[0]['kind']}/{owner[0]['name']}") == \
+            (want["namespace"], want["node"], want["phase"], want["owner"])
+        for group, statuses, key in (("containers", "containerStatuses", "containers"),
+                                     ("initContainers", "initContainerStatuses", "init")):
+            specs, states = pod.sequence("spec", group), pod.sequence("status", statuses)
+            assert [_container(s, t, w) for s, t, w in zip(specs, states, want.get(key, []))] == want.get(key, [])
+            assert len(specs) == len(states) == len(want.get(key, []))
+        events = [e for e in snap.events if e.mapping("involvedObject").get("name") == pod.name]
+        assert [f"{e.text('type')} {e.text('reason')}" for e in events] == want.get("events", [])
+
+
+def test_the_namespace_of_a_command_pasted_on_the_header_line_is_the_rows():
+    """The claims of dra-example-driver's paste, its command and header joined on one line as the Intel slices paste
+    shows them: the rows are the namespace the command names."""
+    lines = (CORPUS / "pastes" / "claims-dra-example-binding-conditions.txt").read_text().splitlines()
+    joined = "\n".join([lines[0] + "      " + lines[1], *lines[2:]]) + "\n"
+    snap, findings = snapshot.load(joined.encode(), "joined.txt")
+    assert [(c.text("metadata", "namespace"), c.name) for c in snap.resourceclaims] == \
+        [("binding-conditions", "pod0-gpu-xxxxx")]

@@ -36,7 +36,7 @@ def _ids(entries):
 
 def test_every_paste_has_its_source_and_every_file_an_entry():
     assert sorted(e["file"] for e in PASTES) == sorted(p.name for p in (CORPUS / "pastes").iterdir())
-    assert all(e.get("source") and e.get("expect") for e in PASTES)
+    assert all(e.get("source") and (e.get("expect") or e.get("events_of")) for e in PASTES)
 
 
 @pytest.mark.parametrize("entry", _of("daemonsets"), ids=_ids(_of("daemonsets")))
@@ -92,8 +92,11 @@ def _container(spec: dict, status: dict, shown: dict) -> dict:
     last = status.get("lastState") or {}
     kind = next(iter(state), None)
     last_kind = next(iter(last), None)
+    resources = spec.get("resources") or {}
     known = {"name": spec.get("name"), "image": spec.get("image"), "state": kind,
              "reason": (state.get(kind) or {}).get("reason") if kind else None,
+             "exit_code": (state.get(kind) or {}).get("exitCode") if kind else None,
+             "gpu": {k: (resources.get(k) or {}).get("nvidia.com/gpu") for k in ("limits", "requests")},
              "ready": status.get("ready"), "restarts": status.get("restartCount"), "last": last_kind,
              "last_reason": (last.get(last_kind) or {}).get("reason") if last_kind else None,
              "last_exit_code": (last.get(last_kind) or {}).get("exitCode") if last_kind else None}
@@ -106,17 +109,32 @@ def test_a_described_pod_reads_as_the_states_it_shows(entry):
     assert [p.name for p in snap.pods] == [e["name"] for e in entry["expect"]]
     for pod, want in zip(snap.pods, entry["expect"]):
         owner = pod.sequence("metadata", "ownerReferences")
-        assert (pod.text("metadata", "namespace"), pod.text("spec", "nodeName"), pod.text("status", "phase"),
-                f"{owner[0]['kind']}/{owner[0]['name']}") == \
-            (want["namespace"], want["node"], want["phase"], want["owner"])
+        assert (pod.text("metadata", "namespace"), pod.text("spec", "nodeName"),
+                f"{owner[0]['kind']}/{owner[0]['name']}" if owner else None) == \
+            (want["namespace"], want["node"], want["owner"])
+        if want.get("terminating"):  # ("Terminating (lasts 105s)": kubectl's word for a pod being deleted)
+            assert pod.text("metadata", "deletionTimestamp")
+        else:
+            assert (pod.text("status", "phase"), pod.text("metadata", "deletionTimestamp")) == (want["phase"], None)
         for group, statuses, key in (("containers", "containerStatuses", "containers"),
                                      ("initContainers", "initContainerStatuses", "init")):
             specs, states = pod.sequence("spec", group), pod.sequence("status", statuses)
             assert [_container(s, t, w) for s, t, w in zip(specs, states, want.get(key, []))] == want.get(key, [])
             assert len(specs) == len(states) == len(want.get(key, []))
-        events = [e for e in snap.events if e.mapping("involvedObject").get("name") == pod.name]
-        assert [f"{e.text('type')} {e.text('reason')}" for e in events] == want.get("events", [])
+        assert _events(snap, pod.name) == want.get("events", [])
+    if entry.get("events_of"):
+        about = entry["events_of"]
+        assert _events(snap, about["name"], about["namespace"]) == about["events"]
 
+
+def _events(snap, name: str, namespace: str | None = None) -> list[str]:
+    out = []
+    for e in snap.events:
+        about = e.mapping("involvedObject")
+        if about.get("name") == name and namespace in (None, about.get("namespace")):
+            count = e.get("count")
+            out.append(f"{e.text('type')} {e.text('reason')}" + (f" x{count}" if count else ""))
+    return out
 
 def test_the_namespace_of_a_command_pasted_on_the_header_line_is_the_rows():
     """The claims of dra-example-driver's paste, its command and header joined on one line as the Intel slices paste

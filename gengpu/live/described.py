@@ -87,7 +87,7 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
         statuses: dict[str, list[dict]] = {"initContainerStatuses": [], "containerStatuses": []}
         section = ""
         current: dict | None = None
-        state_key = ""
+        state_key = amounts = ""
         events: list[dict] = []
         header = ""
         for k, line in enumerate(block):
@@ -106,6 +106,7 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
                 if entry:
                     groups[group].append({"name": entry.group(1)})
                     current = {"name": entry.group(1), "ready": False, "restartCount": 0, "state": {}}
+                    amounts = ""
                     statuses["containerStatuses" if group == "containers" else "initContainerStatuses"].append(current)
                     continue
                 field = re.match(r"^    (\S[^:]*):\s*(.*)$", line)
@@ -114,6 +115,8 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
                     continue
                 if field:
                     name, value = field.group(1), field.group(2).strip()
+                    # a container's Limits and Requests, one resource a line below them (a pending pod's GPUs)
+                    amounts = name.lower() if name in ("Limits", "Requests") and not value else ""
                     if name == "State":
                         state_key = "state"
                         current["state"] = {value.lower(): {}} if value else {}
@@ -133,6 +136,9 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
                         current["started"] = value == "True"
                     else:
                         state_key = state_key if name in ("Reason", "Message", "Exit Code") else ""
+                elif sub and amounts:
+                    resources = groups[group][-1].setdefault("resources", {})
+                    resources.setdefault(amounts, {})[sub.group(1)] = sub.group(2).strip()
                 elif sub and state_key and current.get(state_key):
                     name, value = sub.group(1), sub.group(2).strip()
                     detail = next(iter(current[state_key].values()))

@@ -171,7 +171,7 @@ def _structured(text: str) -> bool:
     """YAML or JSON as kubectl or gengpu writes it (its first line says so): no pasted form to look for, which would
     read every line of a large snapshot in vain."""
     for line in text[:65536].splitlines()[:50]:
-        if line.strip() and not line.lstrip().startswith("#"):
+        if line.strip() and not line.lstrip().startswith("#") and not _COMMAND.match(line.encode()):
             return bool(_STRUCTURED.match(line))
     return False
 
@@ -221,7 +221,8 @@ def _load_structured(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Find
     return snap, findings + _no_node(snap, shown)
 
 
-_COMMAND = re.compile(rb"^\s*([$%>]\s|\S+@\S+[$#%]\s)|^\s*(kubectl|oc)\s")
+# a shell's command line: `$ `, `user@host$ `, `[user@host dir]$ ` (bash's default on RHEL), or kubectl itself
+_COMMAND = re.compile(rb"^\s*([$%>]\s|\S+@\S+[$#%]\s|\[[^\]\n]*@[^\]\n]*\][$#%]\s)|^\s*(kubectl|oc)\s")
 
 
 def _without_prompt(raw: bytes) -> bytes:

@@ -144,3 +144,33 @@ def test_the_namespace_of_a_command_pasted_on_the_header_line_is_the_rows():
     snap, findings = snapshot.load(joined.encode(), "joined.txt")
     assert [(c.text("metadata", "namespace"), c.name) for c in snap.resourceclaims] == \
         [("binding-conditions", "pod0-gpu-xxxxx")]
+
+
+# (the states' files, tests/live-corpus/states.yaml gives their sources; written from the paste and the kinds' API:
+# kubectl prints a field's name in words, "Clique Id", the API's integers as digits, and a list of one mapping as
+# that mapping's fields, as for the one condition here: status.conditions is a list, []metav1.Condition)
+CUSTOM = [
+    ("dra-driver-1050-computedomain-notready.txt", {
+        "apiVersion": "resource.nvidia.com/v1beta1", "kind": "ComputeDomain",
+        "metadata": {"name": "(pasted ComputeDomain)"},
+        "status": {"nodes": [
+            {"cliqueID": "9f410827-489f-46fd-8203-51266ca08eb7.32766", "index": 0, "ipAddress": "10.42.3.138",
+             "name": "cluster1-mgx-00011", "status": "NotReady"},
+            {"cliqueID": "9f410827-489f-46fd-8203-51266ca08eb7.32766", "index": 1, "ipAddress": "10.42.1.100",
+             "name": "cluster1-mgx-00017", "status": "NotReady"}], "status": "NotReady"}}),
+    ("docs-kubernetes-devicetaintrule-noexecute.txt", {
+        "apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule", "metadata": {"name": "example"},
+        "spec": {"deviceSelector": {"driver": "dra.example.com"},
+                 "taint": {"effect": "NoExecute", "key": "dra.example.com/unhealthy",
+                           "timeAdded": "2025-11-05T18:15:37Z", "value": "Broken"}},
+        "status": {"conditions": [{"lastTransitionTime": "2025-11-05T18:15:37Z",
+                                   "message": "1 pod evicted since starting the controller.", "observedGeneration": 1,
+                                   "reason": "Completed", "status": "False", "type": "EvictionInProgress"}]}}),
+]
+
+
+@pytest.mark.parametrize("name,want", CUSTOM, ids=[c[0] for c in CUSTOM])
+def test_a_described_custom_resource_reads_as_its_fields(name, want):
+    snap, findings = snapshot.load((CORPUS / "states" / name).read_bytes(), name)
+    read = snap.computedomains + snap.devicetaintrules
+    assert [item.data for item in read] == [want]

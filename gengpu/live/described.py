@@ -190,6 +190,12 @@ _KEY = re.compile(r"^(\s*)([A-Z][A-Za-z0-9 ./-]*?):(?:\s+(.*?))?\s*$")
 _FIELDS = {"Clique Id": "cliqueID", "Clique ID": "cliqueID", "Ip Address": "ipAddress", "IP Address": "ipAddress"}
 
 
+# the fields of these kinds the API gives as integers, and those it gives as lists (which kubectl prints as the
+# fields of their one entry, where there is one)
+_INTEGERS = ("index", "numNodes", "observedGeneration")
+_LISTS = ("nodes", "conditions")
+
+
 def _field(words: str) -> str:
     return _FIELDS.get(words) or words[:1].lower() + words[1:].replace(" ", "")
 
@@ -214,7 +220,7 @@ def described(lines: list[str], start: int, end: int, places: dict, at: tuple) -
             here = path + ((len(items) - 1,) if items else ()) + (name,)
             places[here] = (line + 1, inner + 1)
             if value or n + 1 >= len(entries) or entries[n + 1][0] <= inner:
-                target[name] = int(value) if value.isdecimal() and name in ("index", "numNodes") else value
+                target[name] = int(value) if value.isdecimal() and name in _INTEGERS else value
                 n += 1
             else:
                 target[name], n = block(n + 1, inner, here)
@@ -234,9 +240,9 @@ def custom_resource(text: str, shown: str) -> tuple[list[dict], TextDoc]:
     status, spec = fields.get("status"), fields.get("spec")
     name = str(fields.get("name") or "")
     meta = {"name": name, **({"namespace": fields["namespace"]} if fields.get("namespace") else {})}
+    if isinstance(status, dict):
+        status = {k: [v] if k in _LISTS and isinstance(v, dict) else v for k, v in status.items()}
     nodes = status.get("nodes") if isinstance(status, dict) else None
-    if isinstance(nodes, dict):
-        nodes = [nodes]
     if isinstance(nodes, list) and any(isinstance(n, dict) and "cliqueID" in n for n in nodes):
         meta["name"] = name or "(pasted ComputeDomain)"
         obj = {"apiVersion": "resource.nvidia.com/v1beta1", "kind": "ComputeDomain", "metadata": meta,

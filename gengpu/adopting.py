@@ -285,6 +285,23 @@ def kubernetes_version(snapshot: Snapshot) -> str | None:
     return None
 
 
+def _version_pattern() -> str:
+    from gengpu.schemas_dir import profile_schema
+
+    return profile_schema()["properties"]["spec"]["properties"]["kubernetesVersion"]["pattern"]
+
+
+def _supported(version: str) -> bool:
+    return re.match(_version_pattern(), version) is not None
+
+
+def _nearest_supported(version: str) -> str:
+    """The supported minor version nearest to version (a cluster older or newer than any gengpu knows)."""
+    minor = int(version.partition(".")[2])
+    known = [m for m in range(0, 100) if _supported(f"1.{m}")]
+    return f"1.{min(known, key=lambda m: (abs(m - minor), m))}"
+
+
 def profile_of(snapshot: Snapshot, name: str) -> tuple[dict, list[str]]:
     """The profile (as data, in the order a person writes it) and notes on what to fill in or check."""
     platform = platform_of(snapshot)
@@ -299,6 +316,11 @@ def profile_of(snapshot: Snapshot, name: str) -> tuple[dict, list[str]]:
     spec["kubernetesVersion"] = version or "1.33"
     if version is None:
         notes.append("no node states its kubelet version; spec.kubernetesVersion is a guess")
+    elif not _supported(version):
+        nearest = _nearest_supported(version)
+        spec["kubernetesVersion"] = nearest
+        notes.append(f"the nodes run Kubernetes {version}, which gengpu does not validate against (the profile "
+                     f"schema's spec.kubernetesVersion); spec.kubernetesVersion says {nearest}, the nearest it does")
     operated = any(k.startswith("nvidia.com/gpu.deploy.") for i in snapshot.nodes for k in i.labels) or \
         bool(snapshot.clusterpolicies)
     if platform != "gke-autopilot":

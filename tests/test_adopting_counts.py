@@ -365,3 +365,20 @@ def test_the_sharing_of_a_node_from_labels_alone(capacity, labels, gpus, sharing
     from gengpu.adopting_sharing import sharing_of
 
     assert sharing_of(_node(capacity, labels), gpus, "H100-80GB") == sharing
+
+
+@pytest.mark.parametrize("kubelet,written,said", [
+    ("v1.16.2", "1.25", True),  # (the OpenShift 4.3 p3 node of the live corpus, 2020)
+    ("v1.40.0", "1.37", True),
+    ("v1.25.0", "1.25", False),
+    ("v1.37.1", "1.37", False),
+    ("v1.30.4+k3s1", "1.30", False),
+])
+def test_a_kubernetes_version_gengpu_does_not_validate_against_is_the_nearest_it_does_and_said(kubelet, written,
+                                                                                              said):
+    profile, notes = _profile(_node({"nvidia.com/gpu": "8"}, H100, version=kubelet))
+    assert profile["spec"]["kubernetesVersion"] == written
+    told = [n for n in notes if "which gengpu does not validate against" in n]
+    assert told == ([f"the nodes run Kubernetes {kubelet[1:5]}, which gengpu does not validate against (the profile "
+                     f"schema's spec.kubernetesVersion); spec.kubernetesVersion says {written}, the nearest it does"]
+                    if said else [])

@@ -174,3 +174,28 @@ def test_a_described_custom_resource_reads_as_its_fields(name, want):
     snap, findings = snapshot.load((CORPUS / "states" / name).read_bytes(), name)
     read = snap.computedomains + snap.devicetaintrules
     assert [item.data for item in read] == [want]
+
+
+def test_a_described_node_reads_as_its_fields():
+    """`oc describe node` of a p3.2xlarge after the GPU Operator ran (states.yaml gives its source), held to the paste
+    field by field as the API names them: 32 labels, no taint, four conditions, both resource sections as printed,
+    the kubelet's version (System Info) and the provider ID."""
+    name = "openshift-psap-blog-artifacts-pt1-017-p3-gpu-after-operator.txt"
+    snap, findings = snapshot.load((CORPUS / "states" / name).read_bytes(), name)
+    (node,) = snap.nodes
+    labels = node.labels
+    assert (node.name, len(labels), labels["beta.kubernetes.io/instance-type"], labels["node-role.kubernetes.io/worker"],
+            labels["feature.node.kubernetes.io/pci-10de.present"]) == \
+        ("ip-10-0-170-127.ec2.internal", 32, "p3.2xlarge", "", "true")
+    assert node.sequence("spec", "taints") == [] and not node.get("spec", "unschedulable")
+    assert [(c["type"], c["status"], c.get("reason")) for c in node.sequence("status", "conditions")] == [
+        ("MemoryPressure", "False", "KubeletHasSufficientMemory"), ("DiskPressure", "False", "KubeletHasNoDiskPressure"),
+        ("PIDPressure", "False", "KubeletHasSufficientPID"), ("Ready", "True", "KubeletReady")]
+    common = {"attachable-volumes-aws-ebs": "39", "hugepages-1Gi": "0", "hugepages-2Mi": "0", "nvidia.com/gpu": "1",
+              "pods": "250"}
+    assert node.mapping("status", "capacity") == {**common, "cpu": "8", "ephemeral-storage": "125277164Ki",
+                                                  "memory": "62867992Ki"}
+    assert node.mapping("status", "allocatable") == {**common, "cpu": "7500m", "ephemeral-storage": "115455434152",
+                                                     "memory": "62253592Ki"}
+    assert (node.text("status", "nodeInfo", "kubeletVersion"), node.text("spec", "providerID")) == \
+        ("v1.16.2", "aws:///us-east-1c/i-0c0c8a83dcd5c6ae2")

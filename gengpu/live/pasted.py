@@ -116,6 +116,9 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
                 continue
             elif key == "CreationTimestamp":
                 meta["creationTimestamp"] = value
+            elif key == "ProviderID" and value:
+                node.setdefault("spec", {})["providerID"] = value
+                doc.places[at + ("spec", "providerID")] = (i + 1, 1)
             i += 1
             continue
         if key is None or not line.strip():
@@ -129,6 +132,9 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
             _label(meta["labels"], line.strip(), doc, at, i)
         elif key == "Taints" and line[0] in " \t":
             _taint(node["spec"]["taints"], line.strip(), doc, at, i)
+        elif key == "System Info" and line.strip().startswith("Kubelet Version:"):
+            status.setdefault("nodeInfo", {})["kubeletVersion"] = line.partition(":")[2].strip()
+            doc.places[at + ("status", "nodeInfo", "kubeletVersion")] = (i + 1, 1)
         elif key in ("Capacity", "Allocatable"):
             entry = _SECTION_ENTRY.match(line)
             if entry and entry.group(2) is not None:

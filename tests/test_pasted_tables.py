@@ -122,6 +122,9 @@ def test_a_described_pod_reads_as_the_states_it_shows(entry):
             assert [_container(s, t, w) for s, t, w in zip(specs, states, want.get(key, []))] == want.get(key, [])
             assert len(specs) == len(states) == len(want.get(key, []))
         assert _events(snap, pod.name) == want.get("events", [])
+        warnings = [e.text("message") for e in snap.events
+                    if e.mapping("involvedObject").get("name") == pod.name and e.text("type") == "Warning"]
+        assert warnings[-1:] == ([want["last_warning"]] if "last_warning" in want else [])
     if entry.get("events_of"):
         about = entry["events_of"]
         assert _events(snap, about["name"], about["namespace"]) == about["events"]

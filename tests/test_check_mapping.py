@@ -215,3 +215,42 @@ def test_the_operator_alone_is_checked(run, tmp_path):
     assert (result.exit_code, result.output) == (2, "gengpu: error: snap.txt holds no node, so which profile it "
                                                     "belongs to cannot be told; name the profile (gengpu check "
                                                     "PROFILE ...)\n")
+
+
+@pytest.mark.parametrize("product,models,same", [
+    ("NVIDIA-L4", ("L4",), True),  # GFD's NVIDIA- prefix, a pool without it
+    ("L4", ("NVIDIA-L4",), True),
+    ("nvidia-l4", ("NVIDIA-L4",), True),  # case apart
+    ("Tesla-T4-SHARED", ("Tesla-T4",), True),  # GFD's -SHARED suffix under time-slicing with renameByDefault
+    ("NVIDIA-A100-SXM4-80GB-MIG-1g.10gb", ("A100-SXM4-80GB",), True),  # the single strategy's product
+    ("NVIDIA-A100-SXM4-80GB-MIG-1g.10gb-SHARED", ("A100-SXM4-80GB",), True),
+    ("NVIDIA-H100-80GB-HBM3", ("L4", "A100-SXM4-80GB"), False),
+    ("NVIDIA-L40S", ("L4",), False),  # a prefix of the name is another model
+    ("", ("L4",), False),
+    ("-SHARED", ("",), False),  # nothing left of the product is no evidence
+])
+def test_a_product_string_is_a_pools_model_as_written(product, models, same):
+    from types import SimpleNamespace
+
+    from gengpu.live import pools
+
+    assert pools._same_product(product, SimpleNamespace(gpus=models)) is same
+
+
+def test_a_cluster_no_profile_claims_is_said_once_with_the_first_three_reasons():
+    from gengpu.checking.live import mismatch
+    from gengpu.live.snapshot import Item, Snapshot
+
+    nodes = [Item(node(f"n{i}", {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}, {"nvidia.com/gpu": "8"}))
+             for i in range(5)] + [Item(node("cpu", {}, {"cpu": "8"}))]
+    why = [f"node n{i}: not L4" for i in range(5)]
+    found = mismatch(Snapshot("snap.yaml", nodes=nodes), ["two", "three"], why)
+    assert (found.file, found.line, found.column, found.rule, found.severity, found.message) == (
+        "snap.yaml", 1, 1, "snapshot-cluster-mismatch", "error",
+        "no node of snap.yaml belongs to a pool of two, three (6 node(s), 5 with GPUs): is it a snapshot of another "
+        "cluster? (node n0: not L4; node n1: not L4; node n2: not L4; and 2 more)")
+    assert mismatch(Snapshot("s", nodes=nodes[:1]), [], why[:3]).message == (
+        "no node of s belongs to a pool of the profiles (1 node(s), 1 with GPUs): is it a snapshot of another "
+        "cluster? (node n0: not L4; node n1: not L4; node n2: not L4)")
+    assert mismatch(Snapshot("s", nodes=[]), ["p"]).message == (
+        "no node of s belongs to a pool of p (0 node(s), 0 with GPUs): is it a snapshot of another cluster?")

@@ -191,9 +191,11 @@ def test_a_described_node_reads_as_its_fields():
             labels["feature.node.kubernetes.io/pci-10de.present"]) == \
         ("ip-10-0-170-127.ec2.internal", 32, "p3.2xlarge", "", "true")
     assert node.sequence("spec", "taints") == [] and not node.get("spec", "unschedulable")
-    assert [(c["type"], c["status"], c.get("reason")) for c in node.sequence("status", "conditions")] == [
-        ("MemoryPressure", "False", "KubeletHasSufficientMemory"), ("DiskPressure", "False", "KubeletHasNoDiskPressure"),
-        ("PIDPressure", "False", "KubeletHasSufficientPID"), ("Ready", "True", "KubeletReady")]
+    assert [(c["type"], c["status"], c.get("reason"), c.get("message")) for c in node.sequence("status", "conditions")] == [
+        ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+        ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+        ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+        ("Ready", "True", "KubeletReady", "kubelet is posting ready status")]
     common = {"attachable-volumes-aws-ebs": "39", "hugepages-1Gi": "0", "hugepages-2Mi": "0", "nvidia.com/gpu": "1",
               "pods": "250"}
     assert node.mapping("status", "capacity") == {**common, "cpu": "8", "ephemeral-storage": "125277164Ki",

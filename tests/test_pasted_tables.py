@@ -204,3 +204,34 @@ def test_a_described_node_reads_as_its_fields():
                                                      "memory": "62253592Ki"}
     assert (node.text("status", "nodeInfo", "kubeletVersion"), node.text("spec", "providerID")) == \
         ("v1.16.2", "aws:///us-east-1c/i-0c0c8a83dcd5c6ae2")
+
+
+@pytest.mark.parametrize("entry", _of("show-labels"), ids=_ids(_of("show-labels")))
+def test_a_show_labels_table_reads_as_its_rows(entry):
+    snap = _read(entry)
+    got = []
+    for node in snap.nodes:
+        ready = [c["status"] for c in node.sequence("status", "conditions") if c.get("type") == "Ready"]
+        got.append({"name": node.name, "status": {"True": "Ready", "False": "NotReady"}.get(ready[0] if ready else "",
+                                                                                            "?"),
+                    "labels": len(node.labels), "some": {k: node.labels.get(k) for k in
+                                                         next(r["some"] for r in entry["expect"]
+                                                              if r["name"] == node.name)}})
+    assert got == entry["expect"]
+
+
+@pytest.mark.parametrize("entry", _of("describe-node"), ids=_ids(_of("describe-node")))
+def test_a_described_nodes_taints_read_as_printed(entry):
+    snap = _read(entry)
+    got = [{"name": n.name,
+            "taints": [t["key"] + (f"={t['value']}" if "value" in t else "") + f":{t['effect']}"
+                       for t in n.sequence("spec", "taints")],
+            "unschedulable": bool(n.get("spec", "unschedulable"))} for n in snap.nodes]
+    assert got == entry["expect"]
+
+
+@pytest.mark.parametrize("entry", _of("upgrade-states"), ids=_ids(_of("upgrade-states")))
+def test_driver_upgrade_states_read_as_the_last_poll_shows_them(entry):
+    snap = _read(entry)
+    assert [{"name": n.name, "state": n.labels.get("nvidia.com/gpu-driver-upgrade-state")} for n in snap.nodes] == \
+        entry["expect"]

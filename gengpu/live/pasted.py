@@ -19,7 +19,8 @@ _TOP = re.compile(r"^([A-Z][A-Za-z -]*?):(?:\s+(.*))?$")
 _SECTION_ENTRY = re.compile(r"^\s*([^\s:][^:]*?):\s*(\S.*)?$")
 _COLUMNS = re.compile(r"\s{2,}")
 _ELISION = re.compile(r"^\s*(\.{2,}|…|\[(\.{3}|…)\])\s*$")
-_SHOW_LABELS = re.compile(r"^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION(\s+\S+)*\s+LABELS\s*$")
+# (kubectl before 1.8 printed NAME STATUS AGE LABELS: no ROLES, no VERSION)
+_SHOW_LABELS = re.compile(r"^NAME\s+STATUS(\s+\S+)*\s+LABELS\s*$")
 
 
 @dataclass
@@ -55,7 +56,7 @@ def looks_like_describe(text: str) -> bool:
 
 
 def looks_like_show_labels(text: str) -> bool:
-    first = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("$")), "")
+    first = next((line for line in text.splitlines() if line.strip() and not _PROMPT.search(line)), "")
     return bool(_SHOW_LABELS.match(first.strip()))
 
 
@@ -260,22 +261,35 @@ _UPGRADE_STATE = re.compile(r"^\s*([a-z0-9][-a-z0-9.]*)\s+(upgrade-required|cord
                             r"post-maintenance-required|wait-for-safe-load-required)\s*$")
 
 
+# what a transcript shows between the states: kubectl's answer to a change ("clusterpolicy.nvidia.com/x patched"), a
+# comment ("// Wait for upgrades to complete")
+_TRANSCRIPT = re.compile(r"^\s*(\S+/\S+ (patched|labeled|annotated|configured|created|unchanged)|//.*|NAME\s+\S+)\s*$")
+
+
 def looks_like_upgrade_states(text: str) -> bool:
+    """Upgrade states alone, or in a transcript: the commands (a command continued over lines too) and what they
+    answered besides."""
     lines = [line for line in text.splitlines() if line.strip()]
-    return bool(lines) and all(_UPGRADE_STATE.match(line) or _PROMPT.search(line) or
-                               re.match(r"^\s*NAME\s+\S+\s*$", line) for line in lines) and \
+    continued = [i > 0 and lines[i - 1].rstrip().endswith("\\") for i in range(len(lines))]
+    return bool(lines) and all(_UPGRADE_STATE.match(line) or _PROMPT.search(line) or _TRANSCRIPT.match(line) or
+                               continued[i] for i, line in enumerate(lines)) and \
         any(_UPGRADE_STATE.match(line) for line in lines)
 
 
 def read_upgrade_states(text: str, shown: str) -> tuple[list[dict], TextDoc]:
+    """A node per name, in the order first shown, at the state its last line shows (a transcript that polls until
+    the upgrade is done shows each node once a poll)."""
     doc = TextDoc(shown)
-    nodes = []
+    last: dict[str, tuple[int, str]] = {}
     for i, line in enumerate(text.splitlines()):
         m = _UPGRADE_STATE.match(line)
         if m:
-            doc.places[("items", len(nodes))] = (i + 1, 1)
-            nodes.append({"apiVersion": "v1", "kind": "Node", "metadata": {
-                "name": m.group(1), "labels": {"nvidia.com/gpu-driver-upgrade-state": m.group(2)}}})
+            last[m.group(1)] = (i, m.group(2))
+    nodes = []
+    for name, (i, state) in last.items():
+        doc.places[("items", len(nodes))] = (i + 1, 1)
+        nodes.append({"apiVersion": "v1", "kind": "Node", "metadata": {
+            "name": name, "labels": {"nvidia.com/gpu-driver-upgrade-state": state}}})
     return nodes, doc
 
 
@@ -322,7 +336,7 @@ def read_show_labels(text: str, shown: str) -> tuple[list[dict], TextDoc]:
                 header = line
             continue
         cells = line.split()
-        if len(cells) < 6:
+        if len(cells) < len(header.split()):
             continue
         at = ("items", len(nodes))
         labels = {}

@@ -235,3 +235,47 @@ def test_driver_upgrade_states_read_as_the_last_poll_shows_them(entry):
     snap = _read(entry)
     assert [{"name": n.name, "state": n.labels.get("nvidia.com/gpu-driver-upgrade-state")} for n in snap.nodes] == \
         entry["expect"]
+
+
+def _pods_tables() -> list[str]:
+    states = yaml.safe_load((CORPUS / "states.yaml").read_text())
+    return [e["file"] for e in states["states"] if e.get("format") == "pods-table"] + \
+        [f"pastes/{e['file']}" for e in PASTES if e.get("pods")]
+
+
+def _rows(text: str) -> list[dict]:
+    """Each pod row of a paste as kubectl's columns name its cells (kubectl pads columns with two spaces or more; a
+    RESTARTS cell "7 (2m ago)" has single spaces; a row a grep kept has no header above it): the paste read
+    without gengpu."""
+    import re
+
+    rows = []
+    for line in text.splitlines():
+        cells = re.split(r"\s{2,}", line.strip())
+        at = next((i for i, c in enumerate(cells[:3]) if re.match(r"^\d+/\d+$", c)), None)
+        if at is None or at == 0 or len(cells) < at + 4 or cells[at - 1] == "NAME":
+            continue
+        rows.append({"NAME": cells[at - 1], "READY": cells[at], "STATUS": cells[at + 1], "RESTARTS": cells[at + 2],
+                     **({"NAMESPACE": cells[0]} if at == 2 else {})})
+    return rows
+
+
+@pytest.mark.parametrize("name", _pods_tables())
+def test_every_pod_row_reads_back_as_kubectl_printed_it(name):
+    """A pods table's row becomes the pod whose container states kubectl would print as the same READY, STATUS
+    and RESTARTS (live/stack.py computes them as kubectl's printPod does): every row of every pods table of the
+    corpus, read back."""
+    from gengpu.live import stack
+
+    raw = (CORPUS / name).read_bytes()
+    snap, _ = snapshot.load(raw, name)
+    rows = _rows(raw.decode())
+    assert rows
+    pods = {p.name: p for p in snap.pods}
+    for row in rows:
+        pod = pods[row["NAME"].removeprefix("pod/")]
+        shown = stack.state(pod)
+        assert (shown.ready, shown.shown.replace("Init: ", "Init:"), shown.restarts) == \
+            (row["READY"], row["STATUS"].replace("Init: ", "Init:"), int(row["RESTARTS"].split()[0])), row
+        if "NAMESPACE" in row:
+            assert pod.text("metadata", "namespace") == row["NAMESPACE"]

@@ -184,6 +184,12 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
                  "spec": {"containers": [{"name": ""} for _ in range(total)], **({"nodeName": node} if node else {})}}
     status: dict = {"phase": "Running"}
     running = [{"name": "", "ready": n < up, "restartCount": 0, "state": {"running": {}}} for n in range(total)]
+    # while init containers run the others wait; a row that shows some ready anyway (READY 1/1, STATUS Init:0/1) is a
+    # pod initialized once whose init containers run again: kubectl counts its ready containers only then
+    waiting = [{"name": "", "ready": False, "restartCount": 0, "state": {"waiting": {"reason": "PodInitializing"}}}
+               for _ in range(total)]
+    initializing = {"containerStatuses": running, "conditions": [{"type": "Initialized", "status": "True"}]} \
+        if up else {"containerStatuses": waiting}
     init = re.match(r"^Init:(\d+)/(\d+)$", shown)
     if init:
         done, inits = int(init.group(1)), int(init.group(2))
@@ -191,7 +197,8 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
         status = {"phase": "Pending", "initContainerStatuses": [
             {"name": "", "restartCount": restarts if n == done else 0,
              "state": {"terminated": {"exitCode": 0, "reason": "Completed"}} if n < done else
-             {"waiting": {"reason": "PodInitializing"}}} for n in range(inits)]}
+             {"waiting": {"reason": "PodInitializing"}}} for n in range(inits)],
+            **initializing}
     elif shown.startswith("Init:"):
         reason = shown[5:]
         code = re.match(r"^(ExitCode|Signal):(\d+)$", reason)
@@ -201,7 +208,8 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
             {"terminated": {"exitCode": 1, "reason": reason}}
         obj["spec"]["initContainers"] = [{"name": ""}]
         status = {"phase": "Pending", "initContainerStatuses": [{"name": "", "restartCount": restarts,
-                                                                 "state": state}]}
+                                                                 "state": state}],
+                  **initializing}
     elif shown == "Running" or shown == "Terminating":
         status["conditions"] = [{"type": "Ready", "status": "True" if up == total else "False"}]
         status["containerStatuses"] = running

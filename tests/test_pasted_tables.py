@@ -279,3 +279,27 @@ def test_every_pod_row_reads_back_as_kubectl_printed_it(name):
             (row["READY"], row["STATUS"].replace("Init: ", "Init:"), int(row["RESTARTS"].split()[0])), row
         if "NAMESPACE" in row:
             assert pod.text("metadata", "namespace") == row["NAMESPACE"]
+
+
+def _json_pastes() -> list[str]:
+    states = yaml.safe_load((CORPUS / "states.yaml").read_text())["states"]
+    return [e["file"] for e in states if e.get("format") == "labels-json" or
+            any(w in str(e.get("format")) for w in ("jq", "jsonpath")) and "upgrade-state" not in e["format"]]
+
+
+@pytest.mark.parametrize("name", _json_pastes())
+def test_a_node_pasted_as_json_or_jq_lines_holds_every_pair_it_shows(name):
+    """A node's labels or resources pasted as JSON (`jq .metadata.labels`, `-ojsonpath={.status.capacity}`) or as
+    the lines of one (a grep of them): every "key": value pair of the paste (read here with a regex over the text,
+    without gengpu) is the node's label or resource, and nothing else is."""
+    import json
+    import re
+
+    raw = (CORPUS / name).read_bytes()
+    pairs = {m.group(1): str(json.loads(m.group(2))).lower() if m.group(2) in ("true", "false") else
+             str(json.loads(m.group(2)))
+             for m in re.finditer(r'"([^"]+)"\s*:\s*("(?:[^"\\]|\\.)*"|true|false|-?\d+(?:\.\d+)?)', raw.decode())}
+    snap, _ = snapshot.load(raw, name)
+    (node,) = snap.nodes
+    read = {**node.labels, **node.mapping("status", "capacity"), **node.mapping("status", "allocatable")}
+    assert read == pairs

@@ -10,6 +10,7 @@ GPU). What a snapshot cannot say (prices, limits, quotas) is left for the team, 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -285,14 +286,16 @@ def kubernetes_version(snapshot: Snapshot) -> str | None:
     return None
 
 
-def _version_pattern() -> str:
+@functools.lru_cache(maxsize=1)
+def _version_pattern() -> re.Pattern:
+    """The Kubernetes versions gengpu validates against, as the profile schema says them."""
     from gengpu.schemas_dir import profile_schema
 
-    return profile_schema()["properties"]["spec"]["properties"]["kubernetesVersion"]["pattern"]
+    return re.compile(profile_schema()["properties"]["spec"]["properties"]["kubernetesVersion"]["pattern"])
 
 
 def _supported(version: str) -> bool:
-    return re.match(_version_pattern(), version) is not None
+    return _version_pattern().match(version) is not None
 
 
 def _nearest_supported(version: str) -> str:

@@ -41,19 +41,20 @@ _WAITING_REASONS = {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "Inv
 _TERMINATED_REASONS = {"Completed", "Error", "OOMKilled", "ContainerCannotRun", "DeadlineExceeded", "StartError"}
 
 
-def _table(line: str) -> tuple[str, str] | None:
-    """(kind, header) where the line is a table's header, or a command and a header pasted on one line (`k get
-    resourceslice      NAME  NODE ...`: the newline lost, the header as kubectl aligned it after the command)."""
+def _table(line: str) -> tuple[str, str, str] | None:
+    """(kind, header, the command before it) where the line is a table's header (no command: ""), or a command and a
+    header pasted on one line (`k get resourceslice      NAME  NODE ...`: the newline lost, the header as kubectl
+    aligned it after the command)."""
     head = line.strip()
     kind = next((k for k, p in _HEADERS.items() if p.match(head)), None)
     if kind is not None:
-        return kind, line
+        return kind, line, ""
     if _PROMPT.match(line):
         for m in re.finditer(r"\s(?=(NAMESPACE|NAME)\s)", line):
             rest = line[m.end():]
             kind = next((k for k, p in _HEADERS.items() if p.match(rest)), None)
             if kind is not None:
-                return kind, rest
+                return kind, rest, line[:m.end()]
     return None
 
 
@@ -81,12 +82,11 @@ def read(text: str, shown: str) -> tuple[list[dict], TextDoc, str]:
         if table is None:
             i += 1
             continue
-        kind, header = table
+        kind, header, command = table
         used[i] = True
         # the namespace the command above the table (or before its header) asked for (`kubectl get pods -n
         # gpu-operator`), for rows that carry none
-        above = lines[i][:-len(header)] if header is not lines[i] else \
-            next((lines[k] for k in range(i - 1, max(-1, i - 3), -1) if lines[k].strip()), "")
+        above = command or next((lines[k] for k in range(i - 1, max(-1, i - 3), -1) if lines[k].strip()), "")
         asked = _NAMESPACE.search(above) if _PROMPT.match(above) else None
         end = i + 1
         while end < len(lines) and lines[end].strip() and not _PROMPT.match(lines[end]) and \

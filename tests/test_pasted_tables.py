@@ -303,3 +303,15 @@ def test_a_node_pasted_as_json_or_jq_lines_holds_every_pair_it_shows(name):
     (node,) = snap.nodes
     read = {**node.labels, **node.mapping("status", "capacity"), **node.mapping("status", "allocatable")}
     assert read == pairs
+
+
+@pytest.mark.parametrize("bad", ['\\q', '\t'])
+def test_jq_lines_whose_value_is_not_json_are_a_finding_not_a_crash(bad):
+    """A jq-lines paste (states: docs-openshift-time-slicing-t4-g4dn-labels.json) with one value JSON refuses, an
+    escape JSON has not or a raw tab (what a hand edit leaves): its reading stops with a finding at the file, never
+    a traceback (scripts/fuzz-style mutation of the corpus found it)."""
+    text = (CORPUS / "states" / "docs-openshift-time-slicing-t4-g4dn-labels.json").read_text()
+    broken = text.replace('"Tesla-T4"', f'"Tesla{bad}T4"', 1)
+    assert broken != text
+    snap, findings = snapshot.load(broken.encode(), "labels.json")
+    assert [(f.file, f.severity) for f in findings][:1] == [("labels.json", "error")]

@@ -207,20 +207,28 @@ _JQ_LINE = re.compile(r'^\s*"([^"]+)"\s*:\s*("(?:[^"\\]|\\.)*"|true|false|null|-
 
 
 def looks_like_jq_lines(text: str) -> bool:
-    """Lines of a JSON object without its braces, as people copy them out of `jq .metadata.labels` output."""
+    """Lines of a JSON object without its braces, as people copy them out of `jq .metadata.labels` output (each
+    value JSON: a string with an escape JSON has not, or a raw control character, is not such a line)."""
     lines = [line for line in text.splitlines() if line.strip() and line.strip() not in ("{", "}")]
     entries = [line for line in lines if _JQ_LINE.match(line)]
     return bool(entries) and not text.lstrip().startswith("{") and \
-        all(_JQ_LINE.match(line) or _PROMPT.search(line) for line in lines)
+        all(_JQ_LINE.match(line) or _PROMPT.search(line) for line in lines) and _jq_object(text) is not None
 
 
 def read_jq_lines(text: str) -> dict:
     """The lines as the JSON object they were cut from."""
+    return _jq_object(text) or {}
+
+
+def _jq_object(text: str) -> dict | None:
     import json
 
     body = ",".join(f"{json.dumps(m.group(1))}: {m.group(2)}"
                     for m in (_JQ_LINE.match(line) for line in text.splitlines()) if m)
-    return json.loads("{" + body + "}")
+    try:
+        return json.loads("{" + body + "}")
+    except ValueError:
+        return None
 
 
 # `kubectl describe node | grep nvidia` also keeps Capacity's and Allocatable's lines ("  nvidia.com/gpu:  4", in that

@@ -314,4 +314,7 @@ def test_jq_lines_whose_value_is_not_json_are_a_finding_not_a_crash(bad):
     broken = text.replace('"Tesla-T4"', f'"Tesla{bad}T4"', 1)
     assert broken != text
     snap, findings = snapshot.load(broken.encode(), "labels.json")
-    assert [(f.file, f.severity) for f in findings][:1] == [("labels.json", "error")]
+    # (read as YAML once it is not jq's lines: YAML stops at the first line's trailing comma, not at the bad value)
+    assert [(f.file, f.line, f.column, f.severity, f.rule, f.message) for f in findings] == [
+        ("labels.json", 1, 38, "error", "yaml-syntax",
+         "invalid YAML: while parsing a block mapping: did not find expected key")]

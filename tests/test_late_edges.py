@@ -331,3 +331,20 @@ def test_a_claim_template_whose_name_is_not_a_string_is_its_schema_finding_only(
     result = run("validate", "job.yaml", "--output", "json", cwd=tmp_path)
     assert result.exit_code == 1, result.output
     assert {f["rule"] for f in json.loads(result.stdout)["findings"]} == {"object-schema"}
+
+
+
+@pytest.mark.parametrize("case,text,found", [
+    # scripts/fuzz case 10169: a DeviceClass whose spec is a string (dra-extended-resource-gate-off read it as a
+    # mapping, exit 3)
+    ("10169", 'apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata:\n  name: gpu.nvidia.com\nspec: time-slicing\n', [("api-version-removed", 1), ("object-no-schema", 2)]),
+    # scripts/fuzz case 10914: a GpuConfig whose sharing.strategy is a mapping (dra-sharing-feature-gate looked it up
+    # among the gates, exit 3); the config's own rule says what is wrong
+    ("10914", "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata:\n  name: l4-shared\nspec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n        exactly:\n          deviceClassName: gpu.nvidia.com\n      config:\n      - requests:\n        - gpu\n        opaque:\n          driver: gpu.nvidia.com\n          parameters:\n            apiVersion: resource.nvidia.com/v1beta1\n            kind: GpuConfig\n            sharing:\n              strategy:\n                '<<': a b\n              timeSlicingConfig:\n                interval: Default\n", [("dra-gpu-config-invalid", 21)]),
+])
+def test_a_value_of_another_type_where_a_rule_looks_up_a_string_is_its_finding_only(run, tmp_path, case, text, found):
+    """Rules look strings up through podspecs.text: a spec or strategy of another type names nothing."""
+    (tmp_path / "w.yaml").write_text(text)
+    result = run("validate", "w.yaml", "--output", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert [(f["rule"], f["line"]) for f in json.loads(result.stdout)["findings"]] == found

@@ -19,8 +19,8 @@ def check(overlay, ctx=None):
         data = doc.data if isinstance(doc.data, dict) else {}
         kubernetes = versions.get(id(doc)) or DEFAULT_KUBERNETES_VERSION
         name = text(data, "metadata", "name")
-        if name in classes and classes[name] is data and isinstance((data.get("spec") or {}).get(
-                "extendedResourceName"), str) and _off(kubernetes):
+        if name in classes and classes[name] is data and text(data, "spec", "extendedResourceName") is not None \
+                and _off(kubernetes):
             yield Hit(("spec", "extendedResourceName"), f"DeviceClass {name} maps "
                       f"{data['spec']['extendedResourceName']}, but on Kubernetes {kubernetes} DRAExtendedResource "
                       f"is alpha and off unless turned on: the API server accepts the field and ignores it, and pods "

@@ -1,4 +1,5 @@
 from gengpu.checking.consequences import DRA_GATE_OFF
+from gengpu.checking.podspecs import text
 from gengpu.checking.rules._dra import nvidia_configs
 from gengpu.checking.rules.base import DRA, Hit, Rule
 from gengpu.cluster import dra_feature_gates
@@ -12,7 +13,7 @@ def check(subject, ctx=None):
     enabled = dra_feature_gates(profile) if profile is not None else set()
     for path, params in nvidia_configs(subject.data):
         sharing = params.get("sharing") if isinstance(params.get("sharing"), dict) else {}
-        gate = GATES.get(sharing.get("strategy"))
+        gate = GATES.get(text(sharing, "strategy"))  # (a strategy that is not a string: the schema says so)
         if gate and gate not in enabled:
             # without the cluster's profile, what the driver's gates are shows only in its install values
             yield Hit(path + ("sharing", "strategy"),

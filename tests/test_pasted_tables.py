@@ -179,6 +179,22 @@ def test_a_described_custom_resource_reads_as_its_fields(name, want):
     assert [item.data for item in read] == [want]
 
 
+# (where each paste shows what its rule judges: the ComputeDomain's "Status:" heading is the paste's line 1; the
+# DeviceTaintRule's "Taint:" is line 6, indented two spaces under "Spec:")
+@pytest.mark.parametrize("name,where", [
+    ("dra-driver-1050-computedomain-notready.txt", "1:1: warning computedomain-not-ready"),
+    ("docs-kubernetes-devicetaintrule-noexecute.txt", "6:3: warning dra-device-tainted"),
+])
+def test_a_described_custom_resources_finding_is_at_its_line_in_the_paste(run, tmp_path, name, where):
+    import shutil
+
+    shutil.copy(CORPUS / "profiles" / "onprem-gb200-dra.yaml", tmp_path)
+    shutil.copy(CORPUS / "states" / name, tmp_path)
+    result = run("check", "onprem-gb200-dra.yaml", "--snapshot", name, cwd=tmp_path)
+    assert [line.split(" ", 3)[:3] for line in result.stdout.splitlines() if line.startswith(name)] == \
+        [f"{name}:{where}".split(" ")]
+
+
 def test_a_described_node_reads_as_its_fields():
     """`oc describe node` of a p3.2xlarge after the GPU Operator ran (states.yaml gives its source), held to the paste
     field by field as the API names them: 32 labels, no taint, four conditions, both resource sections as printed,

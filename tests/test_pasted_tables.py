@@ -321,16 +321,18 @@ def test_a_node_pasted_as_json_or_jq_lines_holds_every_pair_it_shows(name):
     assert read == pairs
 
 
-@pytest.mark.parametrize("bad", ['\\q', '\t'])
-def test_jq_lines_whose_value_is_not_json_are_a_finding_not_a_crash(bad):
+@pytest.mark.parametrize("bad,reason", [("\\q", "Invalid \\escape"), ("\t", "Invalid control character")])
+def test_jq_lines_whose_value_is_not_json_are_a_finding_at_that_value(bad, reason):
     """A jq-lines paste (states: docs-openshift-time-slicing-t4-g4dn-labels.json) with one value JSON refuses, an
-    escape JSON has not or a raw tab (what a hand edit leaves): its reading stops with a finding at the file, never
-    a traceback (scripts/fuzz-style mutation of the corpus found it)."""
+    escape JSON has not or a raw tab (what a hand edit leaves): its reading stops with a finding at that value, never
+    a traceback (scripts/fuzz-style mutation of the corpus found the crash) nor YAML's complaint about line 1."""
     text = (CORPUS / "states" / "docs-openshift-time-slicing-t4-g4dn-labels.json").read_text()
     broken = text.replace('"Tesla-T4"', f'"Tesla{bad}T4"', 1)
     assert broken != text
     snap, findings = snapshot.load(broken.encode(), "labels.json")
-    # (read as YAML once it is not jq's lines: YAML stops at the first line's trailing comma, not at the bad value)
+    # (line 6 is `"nvidia.com/device-plugin.config": "Tesla-T4",`: its value's quote at column 36, the bad character
+    # six further on)
+    assert snap is None
     assert [(f.file, f.line, f.column, f.severity, f.rule, f.message) for f in findings] == [
-        ("labels.json", 1, 38, "error", "yaml-syntax",
-         "invalid YAML: while parsing a block mapping: did not find expected key")]
+        ("labels.json", 6, 42, "error", "yaml-syntax",
+         f"invalid JSON: {reason} in the value of 'nvidia.com/device-plugin.config'")]

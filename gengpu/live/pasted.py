@@ -206,13 +206,35 @@ _PROMPT = re.compile(r"^\s*(\$|#|>|\.{2,}|…|\[(\.{3}|…)\]|[a-z]+@[^ ]+[$#])|
 _JQ_LINE = re.compile(r'^\s*"([^"]+)"\s*:\s*("(?:[^"\\]|\\.)*"|true|false|null|-?\d+(?:\.\d+)?)\s*,?\s*$')
 
 
-def looks_like_jq_lines(text: str) -> bool:
-    """Lines of a JSON object without its braces, as people copy them out of `jq .metadata.labels` output (each
-    value JSON: a string with an escape JSON has not, or a raw control character, is not such a line)."""
+def _jq_shaped(text: str) -> bool:
     lines = [line for line in text.splitlines() if line.strip() and line.strip() not in ("{", "}")]
     entries = [line for line in lines if _JQ_LINE.match(line)]
     return bool(entries) and not text.lstrip().startswith("{") and \
-        all(_JQ_LINE.match(line) or _PROMPT.search(line) for line in lines) and _jq_object(text) is not None
+        all(_JQ_LINE.match(line) or _PROMPT.search(line) for line in lines)
+
+
+def looks_like_jq_lines(text: str) -> bool:
+    """Lines of a JSON object without its braces, as people copy them out of `jq .metadata.labels` output (each
+    value JSON: a string with an escape JSON has not, or a raw control character, is not such a line)."""
+    return _jq_shaped(text) and _jq_object(text) is not None
+
+
+def jq_line_error(text: str) -> tuple[int, int, str] | None:
+    """(line, column, JSON's reason) of the first value JSON refuses in lines shaped as jq's (an escape JSON has
+    not, a raw tab: what a hand edit leaves), so the finding is at that value, not where YAML gives up."""
+    import json
+
+    if not _jq_shaped(text):
+        return None
+    for i, line in enumerate(text.splitlines()):
+        m = _JQ_LINE.match(line)
+        try:
+            if m:
+                json.loads(m.group(2))
+        except ValueError as exc:
+            reason = getattr(exc, "msg", str(exc)).removesuffix(" at")
+            return i + 1, m.start(2) + getattr(exc, "pos", 0) + 1, f"{reason} in the value of {m.group(1)!r}"
+    return None
 
 
 def read_jq_lines(text: str) -> dict:

@@ -161,6 +161,11 @@ def load(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
             snap = Snapshot(shown)
             snap.add(Item(node, pasted.TextDoc(shown), ()))
             return snap, []
+    bad = pasted.jq_line_error(text)
+    if bad:
+        return None, [Finding(shown, bad[0], bad[1], "error", "yaml-syntax", f"invalid JSON: {bad[2]}",
+                              "a line of jq's output holds a JSON value: a backslash is written \\\\ and a tab \\t; "
+                              "or paste the whole `kubectl get node NAME -o json`")]
     return _load_structured(raw, shown)
 
 

@@ -15,6 +15,9 @@ A case runs, in its own folder:
   rightsize  a recording of dcgm-exporter samples (tests/dcgm_samples.py) mutated line by line (values that are
            not numbers or are NaN, Inf, negative or huge; timestamps out of order or missing; labels cut; bytes that
            are not UTF-8; no # EOF), sized as JSON and sometimes written: a written profile must pass validate
+  pastes   a real paste of the live corpus (tests/live-corpus: kubectl tables, describe text, labels, jq lines)
+           mutated line by line (lines deleted, repeated, cut, indented or not, joined; characters a hand edit or a
+           terminal leaves inserted): `check --snapshot` of it must answer in every format
   answers  hostile servers: `check --context` against an HTTP server answering the capture's LISTs with mutated
            lists, other shapes, error codes, endless continue tokens or bytes that are not JSON; `rightsize
            --prometheus` against one answering each query so (values NaN, Inf, negative, huge or not numbers,
@@ -219,6 +222,61 @@ def _check(number: int, work: Path, out: Outcome) -> None:
                 out.internal += f"check --output {fmt} printed no JSON:\n{result.stdout[:500]}"
 
 
+CORPUS = mutator.ROOT / "tests" / "live-corpus"
+# what a hand edit, a terminal or a chat leaves in a paste: separators, prompts, a tab, a NUL, other digits, a
+# kubectl column word, events' "(x3 over", an Init: status
+INSERTS = [":", "/", "=", "  ", "\\", "[", "(x3 over", "Init:", "$ ", "NAME  ", "\t", "é", "\x00", "١٢", "\u202e",
+           "\x1b[2J", "<none>", "0/1", "-1", "99999999999999999999"]
+
+
+def paste(number: int) -> tuple[str, str, bytes, tuple[str, ...]]:
+    """A real paste of the live corpus, its profile and the paste mutated line by line."""
+    rng = random.Random(f"pastes-{number}")
+    states = yaml.safe_load((CORPUS / "states.yaml").read_text())["states"]
+    texts = [(e["file"], e["profile"]) for e in states if not e["file"].endswith((".yaml", ".yml", ".json"))]
+    texts += [(f"pastes/{e['file']}", "onprem-gb200-dra.yaml") for e in yaml.safe_load((CORPUS / "pastes.yaml")
+                                                                                       .read_text())]
+    name, profile = rng.choice(sorted(texts))
+    lines = (CORPUS / name).read_text(errors="replace").splitlines()
+    done = []
+    for _ in range(rng.choice([1, 2, 4, 8])):
+        if not lines:
+            break
+        i = rng.randrange(len(lines))
+        how = rng.choice(["drop", "dup", "cut", "insert", "indent", "dedent", "join"])
+        if how == "drop":
+            lines.pop(i)
+        elif how == "dup":
+            lines.insert(i, rng.choice(lines))
+        elif how == "cut":
+            lines[i] = lines[i][: rng.randrange(len(lines[i]) + 1)]
+        elif how == "insert":
+            at = rng.randrange(len(lines[i]) + 1)
+            lines[i] = lines[i][:at] + rng.choice(INSERTS) + lines[i][at:]
+        elif how == "indent":
+            lines[i] = "    " + lines[i]
+        elif how == "dedent":
+            lines[i] = lines[i].lstrip()
+        elif i + 1 < len(lines):
+            lines[i:i + 2] = [lines[i] + "   " + lines[i + 1]]
+        done.append(f"{how} line {i + 1}")
+    return name, profile, ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"), (name, *done)
+
+
+def _pastes(number: int, work: Path, out: Outcome) -> None:
+    name, profile, raw, _ = paste(number)
+    (work / profile).write_bytes((CORPUS / "profiles" / profile).read_bytes())
+    (work / "paste.txt").write_bytes(raw)
+    for fmt in ("text", "json", "sarif"):
+        result = _invoke(["check", profile, "--snapshot", "paste.txt", "--output", fmt], work)
+        if _code(out, f"check --output {fmt} of a mutated {name}", result) in (0, 1) and fmt != "text":
+            try:
+                json.loads(result.stdout)
+            except ValueError:
+                out.internal += f"check --output {fmt} of a mutated {name} printed no JSON:\n{result.stdout[:500]}"
+        _escaped(out, f"check --output {fmt} of a mutated {name}", result)
+
+
 VALUES = ["NaN", "+Inf", "-Inf", "-1", "1e308", "0x10", "", "4.5.6", "١٢", "true"]
 
 
@@ -420,7 +478,8 @@ def _escaped(out: Outcome, command: str, result) -> None:
 def run(number: int, workdir: Path) -> Outcome:
     out = Outcome(number)
     for name, surface in (("import", _import), ("plan", _plan_and_cache), ("init", _init), ("diff", _diff),
-                          ("check", _check), ("rightsize", _rightsize), ("answers", _answers)):
+                          ("check", _check), ("pastes", _pastes), ("rightsize", _rightsize),
+                          ("answers", _answers)):
         folder = workdir / name
         folder.mkdir(parents=True)
         try:

@@ -6,6 +6,7 @@ object's line."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -336,3 +337,47 @@ def test_jq_lines_whose_value_is_not_json_are_a_finding_at_that_value(bad, reaso
     assert [(f.file, f.line, f.column, f.severity, f.rule, f.message) for f in findings] == [
         ("labels.json", 6, 42, "error", "yaml-syntax",
          f"invalid JSON: {reason} in the value of 'nvidia.com/device-plugin.config'")]
+
+
+def _described_nodes() -> list[str]:
+    return sorted(f"states/{p.name}" for p in (CORPUS / "states").glob("*.txt")
+                  if re.search(r"^(Labels|Taints|Conditions):", p.read_text(errors="replace"), re.M)
+                  and not re.search(r"^(Namespace|Kind):", p.read_text(errors="replace"), re.M))
+
+
+@pytest.mark.parametrize("name", _described_nodes())
+def test_each_label_taint_and_condition_of_a_described_node_is_where_the_paste_shows_it(name):
+    """A finding about a described node's label, taint or condition points at it. Where each is, is found here in
+    the paste's own lines, without gengpu: a label as `name=value` and a taint as printed (key[=value]:Effect), at
+    the first line of the node's block that shows it and the column it starts; a condition's row by its type, first
+    in an indented line of the Conditions table."""
+    text = (CORPUS / name).read_text(errors="replace")
+    lines = text.splitlines()
+    snap, _ = snapshot.load(text.encode(), name)
+    starts = [i for i, line in enumerate(lines) if line.startswith("Name:")] or [0]
+    checked = 0
+    for node, start, end in zip(snap.nodes, starts, starts[1:] + [len(lines)]):
+        def where(pattern: str, after: int = start) -> tuple[int, int]:
+            for i in range(after, end):
+                m = re.search(pattern, lines[i])
+                if m:
+                    return i + 1, m.start(1) + 1
+            raise AssertionError(f"{pattern} not in the paste")
+
+        place = node.doc.position
+        for label, value in node.labels.items():
+            assert place(node.path + ("metadata", "labels", label)) == \
+                where(rf"(?:^Labels:\s+|^\s+)({re.escape(label)}={re.escape(value)})\s*$"), label
+            checked += 1
+        for n, taint in enumerate(node.sequence("spec", "taints")):
+            shown = taint["key"] + (f"={taint['value']}" if "value" in taint else "") + f":{taint['effect']}"
+            assert place(node.path + ("spec", "taints", n)) == \
+                where(rf"(?:^Taints:\s+|^\s+)({re.escape(shown)})\s*$"), shown
+            checked += 1
+        conditions = node.sequence("status", "conditions")
+        table = where(r"^(Conditions):")[0] if conditions else start
+        for n, condition in enumerate(conditions):
+            assert place(node.path + ("status", "conditions", n)) == \
+                where(rf"^\s+({re.escape(condition['type'])})\s", table), condition["type"]
+            checked += 1
+    assert checked

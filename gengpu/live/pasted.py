@@ -100,10 +100,10 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
             key, value = top.group(1), (top.group(2) or "").rstrip()
             if key == "Labels":
                 meta["labels"] = {}
-                _label(meta["labels"], value, doc, at, i)
+                _label(meta["labels"], value, doc, at, (i + 1, top.start(2) + 1))
             elif key == "Taints":
                 node.setdefault("spec", {})["taints"] = []
-                _taint(node["spec"]["taints"], value, doc, at, i)
+                _taint(node["spec"]["taints"], value, doc, at, (i + 1, top.start(2) + 1))
             elif key == "Unschedulable" and value == "true":
                 node.setdefault("spec", {})["unschedulable"] = True
             elif key in ("Capacity", "Allocatable"):
@@ -130,9 +130,9 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
             i += 1
             continue
         if key == "Labels" and line[0] in " \t":
-            _label(meta["labels"], line.strip(), doc, at, i)
+            _label(meta["labels"], line.strip(), doc, at, (i + 1, len(line) - len(line.lstrip()) + 1))
         elif key == "Taints" and line[0] in " \t":
-            _taint(node["spec"]["taints"], line.strip(), doc, at, i)
+            _taint(node["spec"]["taints"], line.strip(), doc, at, (i + 1, len(line) - len(line.lstrip()) + 1))
         elif key == "System Info" and line.strip().startswith("Kubelet Version:"):
             status.setdefault("nodeInfo", {})["kubeletVersion"] = line.partition(":")[2].strip()
             doc.places[at + ("status", "nodeInfo", "kubeletVersion")] = (i + 1, 1)
@@ -154,17 +154,18 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
     return node
 
 
-def _label(labels: dict, text: str, doc: TextDoc, at: tuple, i: int) -> None:
+def _label(labels: dict, text: str, doc: TextDoc, at: tuple, where: tuple[int, int]) -> None:
+    """name=value at `where` (its line and column)."""
     if not text or text == "<none>":
         return
     name, sep, value = text.partition("=")
     if sep and name:
         labels[name] = value
-        doc.places[at + ("metadata", "labels", name)] = (i + 1, 1)
+        doc.places[at + ("metadata", "labels", name)] = where
 
 
-def _taint(taints: list, text: str, doc: TextDoc, at: tuple, i: int) -> None:
-    """key=value:Effect or key:Effect, as describe prints a taint."""
+def _taint(taints: list, text: str, doc: TextDoc, at: tuple, where: tuple[int, int]) -> None:
+    """key=value:Effect or key:Effect, as describe prints a taint, at `where` (its line and column)."""
     if not text or text == "<none>":
         return
     head, _, effect = text.rpartition(":")
@@ -172,7 +173,7 @@ def _taint(taints: list, text: str, doc: TextDoc, at: tuple, i: int) -> None:
     taint = {"key": key, "effect": effect}
     if sep:
         taint["value"] = value
-    doc.places[at + ("spec", "taints", len(taints))] = (i + 1, 1)
+    doc.places[at + ("spec", "taints", len(taints))] = where
     taints.append(taint)
 
 
@@ -195,7 +196,7 @@ def _conditions(lines: list[str], i: int, end: int, out: list, doc: TextDoc, at:
             for name in ("Reason", "Message"):
                 if row.get(name):
                     condition[name.lower()] = row[name]
-            doc.places[at + ("status", "conditions", len(out))] = (i + 1, 3)
+            doc.places[at + ("status", "conditions", len(out))] = (i + 1, len(lines[i]) - len(lines[i].lstrip()) + 1)
             out.append(condition)
         i += 1
     return i

@@ -104,3 +104,61 @@ def test_a_recording_gengpu_cannot_read_is_one_finding_at_its_line(text, line, m
         assert findings[0].message.startswith("not OpenMetrics: ")
     else:
         assert findings[0].message == message
+
+
+@pytest.mark.parametrize("text, matchers", [
+    # PromQL's label matchers (prometheus/promql/parser: = != =~ !~, a double-quoted string with backslash escapes)
+    ('cluster="prod"', (("cluster", "=", "prod"),)),
+    ('cluster="prod",region=~"eu-.*",env!="dev",zone!~"x|y"',
+     (("cluster", "=", "prod"), ("region", "=~", "eu-.*"), ("env", "!=", "dev"), ("zone", "!~", "x|y"))),
+    ('pod="a\\"b"', (("pod", "=", 'a"b'),)),
+    ('pod="a\\\\b"', (("pod", "=", "a\\b"),)),
+    ('pod="("', (("pod", "=", "("),)),  # (a literal: only =~ and !~ are regexes)
+    ('cluster="prod",', (("cluster", "=", "prod"),)),  # (a trailing comma, as PromQL allows in {...})
+])
+def test_match_reads_promql_label_matchers(text, matchers):
+    from gengpu.metrics import usage
+
+    assert usage.parse_match(text) == matchers
+
+
+# (a trailing comma is PromQL's too: {cluster="prod",} is a selector Prometheus runs)
+@pytest.mark.parametrize("text", ["", "cluster=prod", ',cluster="prod"', 'cluster="prod" region="x"', '"x"="y"'])
+def test_match_that_is_not_label_matchers_is_refused_with_the_text(text):
+    from gengpu.metrics import usage
+
+    with pytest.raises(ValueError) as refused:
+        usage.parse_match(text)
+    assert type(refused.value) is ValueError and str(refused.value) == text
+
+
+@pytest.mark.parametrize("text, named", [
+    ('a="x",b=~"(a"', "b=~"),  # (the second matcher's regex, not the first's value)
+    ('b!~"a(?=b)"', "b!~"),  # (no lookaround in RE2, as in Go's regexp)
+    ('c=~"(a)\\\\1"', "c=~"),  # (no backreferences in RE2)
+])
+def test_match_with_a_regex_prometheus_refuses_names_the_matcher(text, named):
+    from gengpu.metrics import usage
+
+    with pytest.raises(usage.BadRegex) as refused:
+        usage.parse_match(text)
+    message = str(refused.value)
+    assert message.startswith(f"the regex of {named} is not one Prometheus runs: ")
+    assert message.endswith("(Prometheus's regexes are RE2: no backreferences or lookaround)")
+
+
+def test_each_pod_on_a_shared_gpu_is_a_unit_of_its_own_figures_on_that_gpu():
+    """shared_sizing.pods_of: a pod's unit keeps where it ran (node, GPU, UUID, MIG profile and instance, model)
+    and its own memory and activity figures, not the GPU's engine activity; the pod with no name is no unit."""
+    from gengpu import shared_sizing
+
+    a = Figures(mem_peak=1000.0, mem_p95=900.0, util_mean=20.0, util_p95=40.0, active_mean=0.9, active_p95=1.0)
+    b = Figures(mem_peak=3000.0, mem_p95=2500.0, util_mean=30.0, util_p95=50.0, active_mean=0.9, active_p95=1.0)
+    gpu = Device("node-1", "3", "GPU-abc", "3g.20gb", "NVIDIA A100-SXM4-40GB", "2", Figures(mem_peak=4000.0),
+                 {("ml", "b"): b, ("ml", "a"): a, ("ml", ""): Figures(mem_peak=5.0)})
+    pods, kind = shared_sizing.pods_of([gpu])
+    own = {name: Figures(mem_peak=f.mem_peak, mem_p95=f.mem_p95, util_mean=f.util_mean, util_p95=f.util_p95)
+           for name, f in (("a", a), ("b", b))}
+    assert pods == [Device("node-1", "3", "GPU-abc", "3g.20gb", "NVIDIA A100-SXM4-40GB", "2", own[name],
+                           {("ml", name): own[name]}) for name in ("a", "b")]
+    assert kind == shared_sizing.PER_PROCESS  # (two pods, 1,000 and 3,000 MiB, on a GPU at 4,000: their own)

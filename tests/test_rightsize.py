@@ -757,14 +757,9 @@ def test_a_proposal_takes_the_mig_strategy_the_cluster_already_has(run, a100):
     assert run("validate", "gke-a100.yaml", cwd=a100).exit_code == 0
 
 
-def test_match_picks_one_clusters_series_where_node_names_repeat(run, a100, tmp_path_factory):
-    """A backend holding two clusters (Thanos, Mimir): the staging cluster's nodes have the same names, and its
-    inference GPUs are full. Without --match their figures join prod's pools by name (prod would be kept busy); with
-    --match 'cluster="prod"' only prod's series count, on a real Prometheus and in the recording alike."""
-    prod = dcgm_samples.openmetrics(dcgm_samples.a100_fleet(), step=300)
-    busy = [dcgm_samples.Gpu(f"gke-a100-inference-{i}", 0, "serving", f"big-{i}", (36000, 1000), 90) for i in range(4)]
-    staging = dcgm_samples.openmetrics(busy, step=300, seed=11)
-
+def _two_clusters(prod: str, staging: str) -> str:
+    """One recording of two clusters' series, told apart by a cluster label (as Thanos' or Mimir's external labels
+    add it): prod's and staging's."""
     def labelled(text: str, cluster: str) -> list[str]:
         return [re.sub(r"\{", f'{{cluster="{cluster}",', line, count=1) if not line.startswith("#") else line
                 for line in text.splitlines() if line != "# EOF"]
@@ -780,7 +775,18 @@ def test_match_picks_one_clusters_series_where_node_names_repeat(run, a100, tmp_
     for line in merged:  # OpenMetrics wants each family's samples together
         name = line.split()[2] if line.startswith("#") else line.split("{", 1)[0]
         by_metric.setdefault(name, []).append(line)
-    recording = "\n".join(line for lines in by_metric.values() for line in lines) + "\n# EOF\n"
+    return "\n".join(line for lines in by_metric.values() for line in lines) + "\n# EOF\n"
+
+
+def test_match_picks_one_clusters_series_where_node_names_repeat(run, a100, tmp_path_factory):
+    """A backend holding two clusters (Thanos, Mimir): the staging cluster's nodes have the same names, and its
+    inference GPUs are full. Without --match their figures join prod's pools by name (prod would be kept busy); with
+    --match 'cluster="prod"' only prod's series count, on a real Prometheus and in the recording alike."""
+    prod = dcgm_samples.openmetrics(dcgm_samples.a100_fleet(), step=300)
+    busy = [dcgm_samples.Gpu(f"gke-a100-inference-{i}", 0, "serving", f"big-{i}", (36000, 1000), 90) for i in range(4)]
+    staging = dcgm_samples.openmetrics(busy, step=300, seed=11)
+
+    recording = _two_clusters(prod, staging)
     (a100 / "gpus.om").write_text(recording, encoding="utf-8")
     args = ("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--output", "json")
     mixed = _json(run(*args, "--metrics", "gpus.om", cwd=a100))
@@ -1108,3 +1114,57 @@ def test_series_no_pool_takes_in_are_said_and_left_out(run, a100):
 def test_a_recording_that_is_not_there_is_an_error(run, a100):
     result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gone.om", cwd=a100)
     assert (result.exit_code, result.stderr) == (2, "gengpu: error: gone.om: no such file\n")
+
+
+def test_match_keeps_another_clusters_same_named_nodes_out_of_a_removed_nodes_model_and_labels(run, tmp_path,
+                                                                                              tmp_path_factory):
+    """Two clusters in one Prometheus: prod's removed nightly nodes ran A100s (so they cannot have been its H100
+    pool's, test_a_removed_node_of_another_gpu_model_does_not_withhold_a_pool_on_a_real_prometheus), and staging has
+    nodes of the same names, with H100s and kube-state-metrics labels putting them in an h100-mig pool. With
+    --match 'cluster="prod"' the models and labels of the removed nodes are prod's alone, on a real Prometheus as
+    in the recording: the H100 pool is sized on its own nodes and the A100 nodes are reported unjoined."""
+    small, _ = _nightly()
+    a100s = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "batch", f"nightly-{n}-{i}", (36000, 2000), 60,
+                              "NVIDIA A100-SXM4-40GB", 40960) for n in (2, 3) for i in range(8)]
+    h100s = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "batch", f"other-{n}-{i}", (70000, 2000), 90,
+                              "NVIDIA H100 80GB HBM3", 81559) for n in (2, 3) for i in range(8)]
+    staging = dcgm_samples.with_series(
+        dcgm_samples.openmetrics(h100s, hours=26, step=600), "kube_node_labels",
+        "Kubernetes labels converted to Prometheus labels.",
+        [{"job": "kube-state-metrics", "node": f"ip-10-0-{n}-1", "label_karpenter_sh_nodepool": "h100-mig"}
+         for n in (2, 3)], hours=26, step=600)
+    recording = _two_clusters(dcgm_samples.openmetrics(small + a100s, hours=26, step=600), staging)
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    args = ("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--output", "json", "--match", 'cluster="prod"')
+    served = _served(run, tmp_path_factory, "prometheus-two-clusters-gone", recording, tmp_path, *args)
+    recorded = _json(run(*args, "--metrics", "gpus.om", cwd=tmp_path))
+    for report in (served, recorded):
+        (rec,) = report["recommendations"]
+        assert (rec["verdict"], rec["evidence"]["gpus"]) == ("mig", 16)
+        assert "nodesGone" not in rec["evidence"] and "nodesJoined" not in rec["evidence"]
+        assert sorted(f["rule"] for f in report["findings"]) == ["pool-packs-tighter", "usage-series-unjoined"]
+
+
+def test_match_keeps_another_clusters_node_labels_from_joining_a_removed_node(run, tmp_path, tmp_path_factory):
+    """prod's nightly H100 nodes left and nothing of prod's says their pool: the proposal is withheld
+    (test_nodes_autoscaled_away_withhold_the_proposal_on_a_real_prometheus). staging's kube-state-metrics labels
+    nodes of the same names into h100-mig: with --match 'cluster="prod"' they join nothing, on a real Prometheus as
+    in the recording."""
+    small, nightly = _nightly()
+    staging = dcgm_samples.with_series(
+        dcgm_samples.openmetrics([], hours=26, step=600), "kube_node_labels",
+        "Kubernetes labels converted to Prometheus labels.",
+        [{"job": "kube-state-metrics", "node": f"ip-10-0-{n}-1", "label_karpenter_sh_nodepool": "h100-mig"}
+         for n in (2, 3)], hours=26, step=600)
+    recording = _two_clusters(dcgm_samples.openmetrics(small + nightly, hours=26, step=600), staging)
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"], gpus_limit=32)
+    args = ("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--output", "json", "--match", 'cluster="prod"')
+    served = _served(run, tmp_path_factory, "prometheus-two-clusters-labels", recording, tmp_path, *args)
+    recorded = _json(run(*args, "--metrics", "gpus.om", cwd=tmp_path))
+    for report in (served, recorded):
+        (rec,) = report["recommendations"]
+        assert (rec["verdict"], rec["proposed"]) == ("none", None)
+        assert sorted(rec["evidence"]["nodesGone"]) == ["ip-10-0-2-1", "ip-10-0-3-1"]
+        assert "nodesJoined" not in rec["evidence"]

@@ -669,12 +669,15 @@ def test_a_time_sliced_pool_without_per_pod_figures_is_kept_and_says_why(run, tm
     (rec,) = _json(run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
                        cwd=tmp_path))["recommendations"]
     assert (rec["verdict"], rec["proposed"], rec["evidence"]["perPodFigures"]) == ("keep", None, "copies")
-    assert rec["reason"].startswith("already time-slicing: every pod's series carries its whole GPU's figures")
+    assert rec["reason"] == ("already time-slicing: every pod's series carries its whole GPU's figures (dcgm-exporter "
+                             "before 4.8.2, or without KUBERNETES_VIRTUAL_GPUS), so pods cannot be sized apart")
     _t4_shared(tmp_path, "zero")
     (rec,) = _json(run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
                        cwd=tmp_path))["recommendations"]
     assert (rec["verdict"], rec["proposed"], rec["evidence"]["perPodFigures"]) == ("keep", None, "zero")
-    assert "needs hostPID and the pods' UIDs" in rec["reason"]
+    assert rec["reason"] == ("already time-slicing: the pods' own series read 0 while their GPUs hold memory: "
+                             "dcgm-exporter's per-process attribution needs hostPID and the pods' UIDs "
+                             "(dcgmExporter.hostPID and enablePodUID, which gengpu sets on operator v26.7.0 and later)")
 
 
 @pytest.mark.parametrize("replicas, ending", [
@@ -926,13 +929,17 @@ def test_per_pod_figures_of_mixed_or_unknown_kind_size_nothing(run, tmp_path):
     """Per-process figures on three GPUs and zeros on the fourth (one exporter without hostPID): which to trust is
     not known. One pod per GPU: nothing in the window says whether a pod's series are its own. Either way the pool is
     kept as it is, never sized as if the figures were the pods' own."""
-    for pods, what, says in (("own,own,own,zero", "mixed", "their own on some GPUs and not on others"),
-                             ("single", "unknown", "no GPU was held by two pods in the window")):
+    for pods, what, says in (("own,own,own,zero", "mixed", "already time-slicing: the pods' series are their own on some "
+                              "GPUs and not on others (copies of the GPU's figures, or 0), so pods cannot be sized "
+                              "apart; is one exporter older or set up differently?"),
+                             ("single", "unknown", "already time-slicing: no GPU was held by two pods in the window, "
+                              "so nothing tells whether each pod's series are its own figures or its GPU's; nothing "
+                              "is proposed")):
         _t4_shared(tmp_path, pods)
         (rec,) = _json(run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output",
                            "json", cwd=tmp_path))["recommendations"]
         assert (rec["verdict"], rec["proposed"], rec["evidence"]["perPodFigures"]) == ("keep", None, what), pods
-        assert says in rec["reason"], rec["reason"]
+        assert rec["reason"] == says
 
 
 def test_markdown_keeps_no_link_mention_or_html_from_label_values(run, tmp_path, recording):

@@ -162,3 +162,28 @@ def test_each_pod_on_a_shared_gpu_is_a_unit_of_its_own_figures_on_that_gpu():
     assert pods == [Device("node-1", "3", "GPU-abc", "3g.20gb", "NVIDIA A100-SXM4-40GB", "2", own[name],
                            {("ml", name): own[name]}) for name in ("a", "b")]
     assert kind == shared_sizing.PER_PROCESS  # (two pods, 1,000 and 3,000 MiB, on a GPU at 4,000: their own)
+
+
+def _shared(device: float, *peaks: float) -> Device:
+    return Device("n", "0", "GPU-n-0", "", "Tesla T4", "", Figures(mem_peak=device),
+                  {("ml", f"p{i}"): Figures(mem_peak=p) for i, p in enumerate(peaks)})
+
+
+@pytest.mark.parametrize("units, kind", [
+    # each pod's peak within 2% of its GPU's (of 1 MiB at least): copies of the GPU's figures
+    ([_shared(1000.0, 980.0, 1020.0)], "copies"),  # (exactly 2% off: still copies)
+    ([_shared(1000.0, 979.0, 1000.0)], "per-process"),
+    ([_shared(0.5, 0.53, 0.5)], "per-process"),  # (2% of 1 MiB, not of 0.5 MiB: 0.03 off is further than 0.02)
+    ([_shared(0.0, 0.0, 0.0)], "copies"),  # (the GPU held nothing either: the pods' zeros are its)
+    ([_shared(1.0, 0.0, 0.0)], "zero"),  # (the GPU held 1 MiB, the pods read nothing)
+    ([_shared(NAN, 10.0, 20.0)], "unknown"),  # (no GPU figure to compare with)
+    ([_shared(1000.0, 400.0)], "unknown"),  # (one pod: nothing to tell)
+    ([_shared(1000.0, 400.0), _shared(1000.0, 1000.0, 1000.0)], "copies"),  # (a one-pod GPU first is passed over)
+    ([_shared(1000.0, 1000.0, 1000.0), _shared(1000.0, 300.0, 600.0)], "mixed"),
+])
+def test_what_a_shared_gpus_per_pod_series_are(units, kind):
+    """shared_sizing.pods_of judges, on every GPU two or more pods share, whether the pods' series are their own
+    (per-process, dcgm-exporter 4.8.2 and later), copies of the GPU's (before 4.8.2) or 0 (no hostPID)."""
+    from gengpu import shared_sizing
+
+    assert shared_sizing.pods_of(units)[1] == kind

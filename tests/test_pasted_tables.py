@@ -381,3 +381,29 @@ def test_each_label_taint_and_condition_of_a_described_node_is_where_the_paste_s
                 where(rf"^\s+({re.escape(condition['type'])})\s", table), condition["type"]
             checked += 1
     assert checked
+
+
+# shells' command lines as real pastes show them (RHEL's bash: openshift-psap's describe paste; Ubuntu's root
+# prompt; a `k` alias: the resourceslices paste with its header on the command line), put above each kind of paste
+PROMPTS = ["$ kubectl get {what}", "[user@host ~]$ kubectl get {what}", "root@host:~# kubectl get {what}",
+           "k get {what}", "% oc get {what}"]
+
+
+@pytest.mark.parametrize("name,what", [
+    ("docs-openshift-a100-mixed-all-2g.10gb-gfd-labels.txt", "node x -o json | jq -r '.metadata.labels'"),
+    ("docs-openshift-time-slicing-t4-g4dn-labels.json", "node x -o json | jq '.metadata.labels'"),
+    ("k8s-device-plugin-112-node-yaml-1gpu-allocatable-1.yaml", "node x -o yaml"),
+    ("docs-gpu-operator-getting-started-pods-healthy.txt", "pods"),
+])
+@pytest.mark.parametrize("prompt", PROMPTS)
+def test_a_command_line_above_a_paste_is_read_alike_by_every_reader(name, what, prompt):
+    """One definition of a shell's command line (pasted.COMMAND) for every pasted form: the objects read under any
+    prompt are the paste's own (a label paste under RHEL's prompt was refused, a YAML node under a `k` alias was
+    YAML's error)."""
+    raw = (CORPUS / "states" / name).read_bytes()
+    alone, _ = snapshot.load(raw, name)
+    under, findings = snapshot.load(prompt.format(what=what).encode() + b"\n" + raw, name)
+    assert findings == [] and under is not None
+    read = [(item.data, item.doc.position(item.path) if hasattr(item.doc, "places") else None)
+            for item in (*alone.nodes, *alone.pods)]
+    assert [item.data for item in (*under.nodes, *under.pods)] == [data for data, _ in read]

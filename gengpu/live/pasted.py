@@ -12,6 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+# A shell's command line in a paste, the one definition every reader uses: a prompt (`$ `, `% `, `> `, root's `# `,
+# `user@host:~$ `, `[user@host dir]$ ` as bash prints it on RHEL), or kubectl (oc, its `k` alias) typed without one
+PROMPT = r"(?:[$%>#]\s|\S+@\S+[$#%]\s|\[[^\]\n]*@[^\]\n]*\][$#%]\s)"
+COMMAND = re.compile(rf"^\s*(?:{PROMPT}|(?:kubectl|oc|k)\s)")
+
 # describe prints "Key:" at column 0, its value aligned after it; continuation lines of a multi-value key are
 # indented to that column (Labels, Annotations, Taints), and sections (Capacity, Conditions ...) are indented by two.
 _TOP = re.compile(r"^([A-Z][A-Za-z -]*?):(?:\s+(.*))?$")
@@ -203,7 +208,10 @@ def _conditions(lines: list[str], i: int, end: int, out: list, doc: TextDoc, at:
 
 
 _LABEL_LINE = re.compile(r"^\s*((?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9][-A-Za-z0-9_.]*)=(\S*)\s*$")
-_PROMPT = re.compile(r"^\s*(\$|#|>|\.{2,}|…|\[(\.{3}|…)\]|[a-z]+@[^ ]+[$#])|kubectl |\boc (get|describe)\b")
+# a line of a paste that is no data: a command line, a bare prompt or comment sign, an elision ("...", "[…]"), or a
+# line that names kubectl or `oc get|describe` anywhere
+_PROMPT = re.compile(rf"{COMMAND.pattern}|^\s*(\$|#|>|\.{{2,}}|…|\[(\.{{3}}|…)\]|[a-z]+@[^ ]+[$#])|kubectl |"
+                     r"\boc (get|describe)\b")
 _JQ_LINE = re.compile(r'^\s*"([^"]+)"\s*:\s*("(?:[^"\\]|\\.)*"|true|false|null|-?\d+(?:\.\d+)?)\s*,?\s*$')
 
 

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from gengpu.findings import Finding
+from gengpu.live import pasted
 from gengpu.loading import Document, load_bytes, load_json_fast, reading
 
 # (apiVersion group, kind) -> the attribute of Snapshot that holds them
@@ -130,7 +131,7 @@ def load(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
     Besides YAML and JSON (`gengpu snapshot`, `kubectl get -o yaml|json`), what people paste: `kubectl describe
     node` text, `kubectl get nodes --show-labels`, a node's labels alone (`jq .metadata.labels`), a node without
     its kind."""
-    from gengpu.live import pasted, tables
+    from gengpu.live import tables
 
     text = raw.decode("utf-8", errors="replace")
     if _structured(text):
@@ -176,7 +177,7 @@ def _structured(text: str) -> bool:
     """YAML or JSON as kubectl or gengpu writes it (its first line says so): no pasted form to look for, which would
     read every line of a large snapshot in vain."""
     for line in text[:65536].splitlines()[:50]:
-        if line.strip() and not line.lstrip().startswith("#") and not _COMMAND.match(line.encode()):
+        if line.strip() and not line.lstrip().startswith("#") and not pasted.COMMAND.match(line):
             return bool(_STRUCTURED.match(line))
     return False
 
@@ -226,8 +227,6 @@ def _load_structured(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Find
     return snap, findings + _no_node(snap, shown)
 
 
-# a shell's command line: `$ `, `user@host$ `, `[user@host dir]$ ` (bash's default on RHEL), or kubectl itself
-_COMMAND = re.compile(rb"^\s*([$%>]\s|\S+@\S+[$#%]\s|\[[^\]\n]*@[^\]\n]*\][$#%]\s)|^\s*(kubectl|oc)\s")
 
 
 def _without_prompt(raw: bytes) -> bytes:
@@ -235,7 +234,7 @@ def _without_prompt(raw: bytes) -> bytes:
     rather than removed so that lines keep their numbers."""
     lines = raw.split(b"\n")
     i = 0
-    while i < len(lines) and (not lines[i].strip() or _COMMAND.match(lines[i])):
+    while i < len(lines) and (not lines[i].strip() or pasted.COMMAND.match(lines[i].decode("utf-8", "replace"))):
         lines[i] = b""
         i += 1
     return b"\n".join(lines)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from gengpu.live.pasted import TextDoc
+from gengpu.live.pasted import COMMAND, TextDoc
 
 _PODS = re.compile(r"^(NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
 _EVENTS = re.compile(r"^(NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+")
@@ -32,7 +32,7 @@ _SCHEDULER = re.compile(r"^\s*\d+/\d+ nodes are available: .*$")
 # a header's columns: words separated by one space belong together ("LAST SEEN", "NODE SELECTOR")
 _COLUMN = re.compile(r"\S+(?: \S+)*")
 _NAMESPACE = re.compile(r"(?:\s-n\s*|\s--namespace[=\s]\s*)([a-z0-9][-a-z0-9]*)")
-_PROMPT = re.compile(r"^\s*([$%>#]\s|\S+@\S+[$#%]\s|\[[^\]]*@[^\]]*\][$#%]\s|(kubectl|oc|k)\s)")
+_PROMPT = COMMAND
 # kubectl's waiting reasons (a row showing one is a container waiting, not one that ended)
 _WAITING_REASONS = {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull",
                     "CreateContainerConfigError", "CreateContainerError", "RunContainerError", "ContainerCreating",

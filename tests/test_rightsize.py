@@ -654,6 +654,8 @@ def test_a_time_sliced_pool_is_sized_from_each_pods_own_figures(run, tmp_path):
     assert rec["proposed"] == {"sharing": {"mode": "time-slicing", "replicas": 7}, "limits": {"nodes": 2}, "gpus": 2}
     assert rec["reason"].startswith("8 pod(s) on 4 GPU(s) whose own peaks reached 1.6 GiB of 15 GiB and ")
     assert rec["reason"].endswith(": time-slicing, 7 pods per GPU holds them on 2 GPU(s)")
+    assert rec["evidence"]["notes"] == ["per-pod figures from NVML's per-process data (dcgm-exporter 4.8.2 and "
+                                        "later): memory and GPU_UTIL of each pod's own processes"]
     before = (tmp_path / "t4.yaml").read_text()
     assert run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--write",
                cwd=tmp_path).exit_code == 0

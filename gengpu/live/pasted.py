@@ -332,38 +332,6 @@ def read_upgrade_states(text: str, shown: str) -> tuple[list[dict], TextDoc]:
     return nodes, doc
 
 
-# a node's status YAML whose indentation the paste lost (every key at column 0): sections by their names
-_FLAT_SECTION = re.compile(r"^(status|capacity|allocatable):\s*$")
-_FLAT_ENTRY = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_./]*):\s+'?([0-9][0-9A-Za-z.]*)'?\s*$")
-
-
-def looks_like_flat_status(text: str) -> bool:
-    lines = [line for line in text.splitlines() if line.strip()]
-    sections = [line for line in lines if _FLAT_SECTION.match(line)]
-    return any(line.startswith(("capacity:", "allocatable:")) for line in sections) and \
-        all(_FLAT_SECTION.match(line) or _FLAT_ENTRY.match(line) or _PROMPT.search(line) for line in lines)
-
-
-def read_flat_status(text: str, shown: str) -> tuple[list[dict], TextDoc]:
-    doc = TextDoc(shown)
-    status: dict = {}
-    section = None
-    for i, line in enumerate(text.splitlines()):
-        head = _FLAT_SECTION.match(line)
-        if head:
-            section = head.group(1) if head.group(1) != "status" else None
-            if section:
-                status[section] = {}
-                doc.places[("items", 0, "status", section)] = (i + 1, 1)
-            continue
-        entry = _FLAT_ENTRY.match(line)
-        if entry and section:
-            status[section][entry.group(1)] = entry.group(2)
-            doc.places[("items", 0, "status", section, entry.group(1))] = (i + 1, 1)
-    doc.places[("items", 0)] = (1, 1)
-    return [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "(pasted node)"}, "status": status}], doc
-
-
 def read_show_labels(text: str, shown: str) -> tuple[list[dict], TextDoc]:
     """`kubectl get nodes --show-labels`: a node per row, its labels comma-separated in the last column."""
     doc = TextDoc(shown)

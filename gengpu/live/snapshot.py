@@ -143,8 +143,7 @@ def load(raw: bytes, shown: str) -> tuple[Snapshot | None, list[Finding]]:
             snap.add(Item(obj, where, ("items", i)))
     for looks, read in ((pasted.looks_like_describe, pasted.read_describe),
                         (pasted.looks_like_show_labels, pasted.read_show_labels),
-                        (pasted.looks_like_upgrade_states, pasted.read_upgrade_states),
-                        (pasted.looks_like_flat_status, pasted.read_flat_status)):
+                        (pasted.looks_like_upgrade_states, pasted.read_upgrade_states)):
         if looks(text):
             objects, where = read(text, shown)
             for i, obj in enumerate(objects):

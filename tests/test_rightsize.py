@@ -1177,3 +1177,36 @@ def test_match_keeps_another_clusters_node_labels_from_joining_a_removed_node(ru
         assert (rec["verdict"], rec["proposed"]) == ("none", None)
         assert sorted(rec["evidence"]["nodesGone"]) == ["ip-10-0-2-1", "ip-10-0-3-1"]
         assert "nodesJoined" not in rec["evidence"]
+
+
+def test_a_memory_figure_above_the_gpus_memory_sizes_nothing_and_names_the_device(run, a100, recording):
+    """One sample of inference-0's FB_USED at 45,000 MiB, more than an A100 40GB has (40,960 MiB, 2% allowed over
+    it): a figure that cannot be. The pool is not sized on it, and the device is named; the other pool is as before."""
+    line = next(m for m in re.finditer(r'^DCGM_FI_DEV_FB_USED\{[^}]*Hostname="gke-a100-inference-0"[^}]*\} (\S+) ',
+                                       recording, re.M))
+    (a100 / "gpus.om").write_text(recording[:line.start(1)] + "45000" + recording[line.end(1):], encoding="utf-8")
+    report = _json(run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om",
+                       "--output", "json", cwd=a100))
+    inference, training = report["recommendations"]
+    assert (inference["verdict"], inference["proposed"]) == ("none", None)
+    assert inference["evidence"]["memoryUnusable"] == ["gke-a100-inference-0 GPU 0"]
+    assert inference["reason"] == ("the memory figures of 1 device(s) (gke-a100-inference-0 GPU 0) are missing or "
+                                   "cannot be (not a number, below 0, above the GPU's memory): nothing is proposed "
+                                   "on them")
+    assert training["verdict"] == "keep"
+
+
+def test_bad_match_and_a_recording_not_utf8_are_told_in_process(run, a100, recording):
+    """The errors scripts see through a subprocess (test_hostile_answers), in process: --match with a regex RE2
+    refuses names it; a recording with a byte that is not UTF-8 is one finding naming the byte."""
+    common = ["rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om"]
+    bad = run(*common, "--match", 'cluster=~"a(?=b)"', cwd=a100)
+    assert bad.exit_code == 2
+    assert bad.stderr.startswith("gengpu: error: --match 'cluster=~\"a(?=b)\"': the regex of cluster=~ is not one "
+                                 "Prometheus runs: ")
+    at = recording.index("DCGM_FI_DEV_FB_USED{")
+    (a100 / "gpus.om").write_bytes(recording[:at].encode() + b"\xff" + recording[at:].encode())
+    result = run(*common, "--output", "json", cwd=a100)
+    assert result.exit_code == 1
+    assert [(f["file"], f["line"], f["rule"], f["message"]) for f in json.loads(result.stdout)["findings"]] == [
+        ("gpus.om", 1, "metrics-file-invalid", f"not UTF-8 text: invalid start byte at byte {at}")]

@@ -1210,3 +1210,21 @@ def test_bad_match_and_a_recording_not_utf8_are_told_in_process(run, a100, recor
     assert result.exit_code == 1
     assert [(f["file"], f["line"], f["rule"], f["message"]) for f in json.loads(result.stdout)["findings"]] == [
         ("gpus.om", 1, "metrics-file-invalid", f"not UTF-8 text: invalid start byte at byte {at}")]
+
+
+@pytest.mark.parametrize("pods", ["own", "copies", "own,own,own,zero"])
+def test_a_time_sliced_pool_is_judged_alike_from_a_real_prometheus(run, tmp_path, tmp_path_factory, pods):
+    """The GPU's own series and one series per pod (dcgm-exporter 4.8.2 with KUBERNETES_VIRTUAL_GPUS) asked of a
+    real Prometheus (one query per pool, device and pod levels apart) give what the same recording read as a file
+    gives: the same per-pod kind, proposal, figures and reason."""
+    _t4_shared(tmp_path, pods)
+    args = ("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--output", "json")
+    recorded = _json(run(*args, "--metrics", "gpus.om", cwd=tmp_path))
+    served = _served(run, tmp_path_factory, "prometheus-t4-shared", (tmp_path / "gpus.om").read_text(), tmp_path,
+                     *args)
+    for report in (served, recorded):
+        for r in report["recommendations"]:
+            r["evidence"].pop("source", None)
+    assert served["recommendations"] == recorded["recommendations"]
+    assert served["recommendations"][0]["evidence"]["perPodFigures"] == \
+        {"own": "per-process", "copies": "copies", "own,own,own,zero": "mixed"}[pods]

@@ -254,3 +254,28 @@ def test_a_cluster_no_profile_claims_is_said_once_with_the_first_three_reasons()
         "cluster? (node n0: not L4; node n1: not L4; node n2: not L4)")
     assert mismatch(Snapshot("s", nodes=[]), ["p"]).message == (
         "no node of s belongs to a pool of p (0 node(s), 0 with GPUs): is it a snapshot of another cluster?")
+
+
+@pytest.mark.parametrize("platform,keys", [
+    # the labels each platform's provisioning puts on a node of a pool: Karpenter's NodePool (karpenter.sh/nodepool,
+    # also AKS node auto-provisioning's), EKS managed node groups' and eksctl's, AKS agent pools', GKE node pools'
+    # and compute classes'; gengpu's own gengpu.dev/pool; and the keys of a pool's nodeSelector (rack here)
+    ("eks", ["alpha.eksctl.io/nodegroup-name", "eks.amazonaws.com/nodegroup", "gengpu.dev/pool",
+             "karpenter.sh/nodepool", "rack"]),
+    ("aks", ["gengpu.dev/pool", "karpenter.sh/nodepool", "kubernetes.azure.com/agentpool", "rack"]),
+])
+def test_the_labels_that_can_tie_a_node_to_a_pool(platform, keys, tmp_path):
+    """pools.pool_label_keys, what rightsize asks kube-state-metrics and Karpenter's metrics for about nodes that
+    left: every label of the platform's pools and of a pool's nodeSelector, once each, sorted."""
+    from gengpu.live import pools
+    from gengpu.pipeline.profiles import load_profiles, profile_files
+
+    text = TWO_POOLS.replace("      gpu: A100-40GB\n", "      gpu: A100-40GB\n      nodeSelector: {rack: r7}\n")
+    if platform == "aks":
+        text = text.replace("platform: eks\n  region: us-east-1", "platform: aks\n  region: eastus").replace(
+            "instanceTypes: [g6.xlarge]", "instanceTypes: [Standard_NC4as_T4_v3]").replace(
+            "gpu: L4", "gpu: T4").replace("instanceTypes: [p4d.24xlarge]", "instanceTypes: [Standard_ND96asr_v4]")
+    (tmp_path / "two.yaml").write_text(text)
+    loaded = load_profiles(profile_files([str(tmp_path / "two.yaml")]), tmp_path / "overlays")
+    assert [f for f in loaded.findings if f.is_error] == []
+    assert pools.pool_label_keys(loaded.profiles[0].profile) == keys

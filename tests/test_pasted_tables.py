@@ -407,3 +407,21 @@ def test_a_command_line_above_a_paste_is_read_alike_by_every_reader(name, what, 
     read = [(item.data, item.doc.position(item.path) if hasattr(item.doc, "places") else None)
             for item in (*alone.nodes, *alone.pods)]
     assert [item.data for item in (*under.nodes, *under.pods)] == [data for data, _ in read]
+
+
+# (the paste's lines: "Status:" 1, "  Nodes:" 2, the first node's "    Status: NotReady" 7, the second's "    Name:" 11,
+# the domain's "  Status: NotReady" 13; the rule's "    Effect:" 7 and the condition's "    Type:" 18)
+@pytest.mark.parametrize("name,path,where", [
+    ("dra-driver-1050-computedomain-notready.txt", ("status",), (1, 1)),
+    ("dra-driver-1050-computedomain-notready.txt", ("status", "nodes"), (2, 3)),
+    ("dra-driver-1050-computedomain-notready.txt", ("status", "nodes", 0, "status"), (7, 5)),
+    ("dra-driver-1050-computedomain-notready.txt", ("status", "nodes", 0, "cliqueID"), (3, 5)),
+    ("dra-driver-1050-computedomain-notready.txt", ("status", "nodes", 1, "name"), (11, 5)),
+    ("dra-driver-1050-computedomain-notready.txt", ("status", "status"), (13, 3)),
+    ("docs-kubernetes-devicetaintrule-noexecute.txt", ("spec", "taint", "effect"), (7, 5)),
+    ("docs-kubernetes-devicetaintrule-noexecute.txt", ("status", "conditions", 0, "type"), (18, 5)),
+])
+def test_each_field_of_a_described_custom_resource_is_where_the_paste_shows_it(name, path, where):
+    snap, _ = snapshot.load((CORPUS / "states" / name).read_bytes(), name)
+    (item,) = snap.computedomains + snap.devicetaintrules
+    assert item.doc.position(item.path + path) == where

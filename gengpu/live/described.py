@@ -214,6 +214,7 @@ def described(lines: list[str], start: int, end: int, places: dict, at: tuple) -
             name = _field(key)
             if name in out and not items:
                 items.append(out)
+                _first_item(places, path)  # (the fields read so far were the first item's)
             if items and name in items[-1]:
                 items.append({})
             target = items[-1] if items else out
@@ -230,6 +231,12 @@ def described(lines: list[str], start: int, end: int, places: dict, at: tuple) -
     return result if isinstance(result, dict) else {}
 
 
+def _first_item(places: dict, path: tuple) -> None:
+    """The places under `path`, read as one mapping, moved under index 0: the mapping is a list's first item."""
+    for place in [p for p in places if len(p) > len(path) and p[:len(path)] == path]:
+        places[path + (0,) + place[len(path):]] = places.pop(place)
+
+
 def custom_resource(text: str, shown: str) -> tuple[list[dict], TextDoc]:
     """A ComputeDomain or DeviceTaintRule as `kubectl describe` prints it (or a part of it), told by fields only
     that kind has: a Status with Nodes whose entries carry a Clique Id (ComputeDomain); a Spec with a Device Selector
@@ -241,7 +248,9 @@ def custom_resource(text: str, shown: str) -> tuple[list[dict], TextDoc]:
     name = str(fields.get("name") or "")
     meta = {"name": name, **({"namespace": fields["namespace"]} if fields.get("namespace") else {})}
     if isinstance(status, dict):
-        status = {k: [v] if k in _LISTS and isinstance(v, dict) else v for k, v in status.items()}
+        for key in [k for k, v in status.items() if k in _LISTS and isinstance(v, dict)]:
+            status = {**status, key: [status[key]]}  # (a list of one mapping, printed as that mapping's fields)
+            _first_item(doc.places, ("items", 0, "status", key))
     nodes = status.get("nodes") if isinstance(status, dict) else None
     if isinstance(nodes, list) and any(isinstance(n, dict) and "cliqueID" in n for n in nodes):
         meta["name"] = name or "(pasted ComputeDomain)"

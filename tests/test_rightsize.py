@@ -1228,3 +1228,30 @@ def test_a_time_sliced_pool_is_judged_alike_from_a_real_prometheus(run, tmp_path
     assert served["recommendations"] == recorded["recommendations"]
     assert served["recommendations"][0]["evidence"]["perPodFigures"] == \
         {"own": "per-process", "copies": "copies", "own,own,own,zero": "mixed"}[pods]
+
+
+def test_an_exporter_restarted_mid_window_leaves_its_gpu_there_all_the_window(run, a100, recording,
+                                                                              tmp_path_factory):
+    """dcgm-exporter's pod on gke-a100-inference-0 restarted a third of the way through the window: its samples
+    after that carry the new pod's name, a second series of the same GPU. The GPU was there all the window: the pool
+    ran all of it (runShare 1.0, as without the restart: it read 0.917, the longer series' share), its first sample
+    is the first series' first, and it is one device, on a real Prometheus as in the recording."""
+    times = sorted({int(m) for m in re.findall(r'Hostname="gke-a100-inference-0".* (\d+)$', recording, re.M)})
+    restart = times[len(times) // 3]
+    lines = [line.replace('pod="nvidia-dcgm-exporter-66265"', 'pod="nvidia-dcgm-exporter-7f9c2"')
+             if 'Hostname="gke-a100-inference-0"' in line and not line.startswith("#")
+             and int(line.rsplit(" ", 1)[1]) > restart else line for line in recording.splitlines()]
+    restarted = "\n".join(lines) + "\n"
+    assert restarted.count('pod="nvidia-dcgm-exporter-7f9c2"') > 0
+    (a100 / "gpus.om").write_text(restarted, encoding="utf-8")
+    args = ("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--output", "json")
+    recorded = _json(run(*args, "--metrics", "gpus.om", cwd=a100))
+    served = _served(run, tmp_path_factory, "prometheus-restarted", restarted, a100, *args)
+    (a100 / "gpus.om").write_text(recording, encoding="utf-8")
+    unbroken = _json(run(*args, "--metrics", "gpus.om", cwd=a100))
+    for report in (recorded, served):
+        inference = report["recommendations"][0]
+        assert inference["evidence"]["runShare"] == unbroken["recommendations"][0]["evidence"]["runShare"] == 1.0
+        assert inference["evidence"]["hours"] == unbroken["recommendations"][0]["evidence"]["hours"]
+        assert [d["node"] for d in inference["evidence"]["devices"]] == [f"gke-a100-inference-{i}" for i in range(4)]
+        assert (inference["verdict"], inference["monthlyDelta"]) == ("mig", -5363.15)

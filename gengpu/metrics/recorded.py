@@ -1,8 +1,9 @@
 """A recorded OpenMetrics file of dcgm-exporter samples (with timestamps: the format `promtool tsdb
 create-blocks-from openmetrics` loads), aggregated here with PromQL's own definitions so that a file and a server
 holding the same samples give the same figures: a range [W] at time T holds the samples in (T-W, T];
-quantile_over_time interpolates between the two nearest ranks; duplicate series are merged with max (avg for means)
-as the server-side query does.
+quantile_over_time interpolates between the two nearest ranks; duplicate series are merged as the server-side query
+merges them: max (avg for means, min for the first sample's time), and a device's presence counted over the steps any
+of its series was seen.
 """
 
 from __future__ import annotations
@@ -73,11 +74,14 @@ class Recorded:
                 for labels, values in self._window(metric, at, seconds, lambda ls: ls.get(node_label) in wanted and (
                         level == "device" or ls.get(pod_label))):
                     group = tuple((k, labels[k]) for k in keys if labels.get(k))
-                    value = _apply(fn, values, at, seconds, u.seconds(u.resolution(window)))
-                    if value is not None:
+                    step = u.seconds(u.resolution(window))
+                    value = _steps(values, at, seconds, step) if fn == "present" else \
+                        _apply(fn, values, at, seconds, step)
+                    if value is not None and (fn != "present" or value):
                         groups.setdefault(group, []).append(value)
                 for group, found in groups.items():
-                    value = sum(found) / len(found) if fn == "mean" else max(found)
+                    value = float(len(set().union(*found))) if fn == "present" else \
+                        sum(found) / len(found) if fn == "mean" else min(found) if fn == "first_ts" else max(found)
                     result.add(level, stat, dict(group), value, exported)
         result.sort()
         return result
@@ -97,23 +101,25 @@ def _apply(fn: str, samples: list[tuple[float, float]], at: float, window: int, 
         return values[-1]
     if fn == "p95":
         return quantile(0.95, values)
-    # timestamp() through a subquery [window:step], as the server computes it: steps at multiples of step in
-    # (at - window, at], each seeing the newest sample of the lookback before it
-    seen = []
+    seen = _steps(samples, at, window, step)
+    if not seen:
+        return None
+    return min(seen.values()) if fn == "first_ts" else max(seen.values())
+
+
+def _steps(samples: list[tuple[float, float]], at: float, window: int, step: int) -> dict[int, float]:
+    """A subquery [window:step] as the server evaluates it: the steps, at multiples of step in (at - window, at],
+    at which the series had a sample in the lookback before it, and the newest such sample's time."""
+    seen = {}
     k = math.floor((at - window) / step) + 1
     times = [t for t, _ in samples]
-
     while k * step <= at:
         s = k * step
         i = bisect.bisect_right(times, s) - 1
         if i >= 0 and times[i] > s - LOOKBACK:
-            seen.append(times[i])
+            seen[s] = times[i]
         k += 1
-    if not seen:
-        return None
-    if fn == "present":
-        return float(len(seen))
-    return min(seen) if fn == "first_ts" else max(seen)
+    return seen
 
 
 def quantile(q: float, values: list[float]) -> float:

@@ -227,8 +227,6 @@ def _range(fn: str, metric: str, selector: str, window: str, resolution: str) ->
         return f"avg_over_time({vector}[{window}])"
     if fn == "last":
         return f"last_over_time({vector}[{window}])"
-    if fn == "present":  # how many steps of the window the device was there: the hours it ran, autoscaled or not
-        return f"count_over_time({vector}[{window}:{resolution}])"
     # sample timestamps through a subquery: portable to Thanos, Mimir and VictoriaMetrics, bounded by its steps
     inner = "min_over_time" if fn == "first_ts" else "max_over_time"
     return f"{inner}(timestamp({vector})[{window}:{resolution}])"
@@ -245,8 +243,15 @@ def pool_query(node_label: str, nodes: list[str], window: str, resolution: str, 
         keys = device_keys if level == "device" else f"{device_keys}, {namespace_label}, {pod_label}"
         sel = selector if level == "device" else f'{selector}, {pod_label}!=""'
         for stat, metric, fn in stats:
-            outer = "avg" if fn == "mean" else "max"  # duplicates (an exporter restarted mid-window) merged
-            expr = f"{outer} by ({keys}) ({_range(fn, metric, sel, window, resolution)})"
+            if fn == "present":
+                # how many steps of the window the device was there (the hours it ran, autoscaled or not), counted
+                # over its series merged step by step: an exporter restarted mid-window is a new series of the GPU
+                expr = f"count_over_time((max by ({keys}) ({metric}{{{sel}}}))[{window}:{resolution}])"
+            else:
+                # duplicates (an exporter restarted mid-window) merged: the earliest first sample, a mean's mean,
+                # else the largest
+                outer = "avg" if fn == "mean" else "min" if fn == "first_ts" else "max"
+                expr = f"{outer} by ({keys}) ({_range(fn, metric, sel, window, resolution)})"
             parts.append(f'label_replace({expr}, "{STAT_LABEL}", "{level}:{stat}", "", "")')
     return "\nor ".join(parts)
 

@@ -1255,3 +1255,8 @@ def test_an_exporter_restarted_mid_window_leaves_its_gpu_there_all_the_window(ru
         assert inference["evidence"]["hours"] == unbroken["recommendations"][0]["evidence"]["hours"]
         assert [d["node"] for d in inference["evidence"]["devices"]] == [f"gke-a100-inference-{i}" for i in range(4)]
         assert (inference["verdict"], inference["monthlyDelta"]) == ("mig", -5363.15)
+    # (and the two series' figures merged alike: a mean's mean, the larger of the rest)
+    for report in (recorded, served):
+        for r in report["recommendations"]:
+            r["evidence"].pop("source", None)
+    assert served["recommendations"] == recorded["recommendations"]

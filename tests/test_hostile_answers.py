@@ -452,3 +452,16 @@ def test_the_next_page_is_asked_for_only_on_a_token_read_as_the_parse_reads_it(h
     from gengpu.live.client import continue_token
 
     assert continue_token(head) == token
+
+
+def test_a_prometheus_answer_without_the_stat_gengpu_asked_for_sizes_nothing(rightsize):
+    """Every query answered with a series of a node that lacks the label gengpu's pool query tags each figure with
+    (a proxy or a backend that drops label_replace's label): no figure is taken from it, and nothing crashes."""
+    series = {"Hostname": "gke-a100-inference-0", "gpu": "0", "UUID": "GPU-1", "modelName": "NVIDIA A100-SXM4-40GB"}
+    body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
+        {"metric": series, "value": [1764547200, "1"]}]}}).encode()
+    result, fake = rightsize(lambda h, n: h.send(200, body))
+    assert result.exit_code in (0, 1), result.output
+    report = json.loads(result.stdout)
+    assert [r["verdict"] for r in report["recommendations"]] == ["none", "none"]
+    assert all(not r["evidence"].get("devices") for r in report["recommendations"])

@@ -604,25 +604,30 @@ def test_spot_nodes_are_priced_at_spot(run, tmp_path):
 T4_MIB = 15360  # what a T4 reports (used + free)
 
 
-def _t4_shared(tmp_path, pods: str) -> None:
+def _t4_shared(tmp_path, pods: str, nodes: int = 4, per_node: int = 1) -> None:
     """aks-t4-timeslicing at 2 replicas on four nodes, and a recording of its GPUs as dcgm-exporter 4.8.2 writes them
     with KUBERNETES_VIRTUAL_GPUS: the GPU's own series (no pod labels) and one series per pod, whose FB_USED and
     GPU_UTIL are the pod's own processes' (pods='own'), copies of the GPU's (pods='copies', before 4.8.2), or 0
     (pods='zero': no hostPID or pod UID, so no process was matched)."""
     text = (REPO_PROFILES / "aks-t4-timeslicing.yaml").read_text().replace("replicas: 10", "replicas: 2")
-    (tmp_path / "t4.yaml").write_text(text.replace("      verify: true\n", "      verify: true\n      limits: {nodes: 4}\n"))
-    nodes = [f"aks-t4-{n}" for n in range(4)]
+    if per_node == 4:  # (Azure's NCasT4_v3 sizes: NC64as has four T4s)
+        text = text.replace("gpusPerNode: 1", "gpusPerNode: 4").replace("Standard_NC4as_T4_v3", "Standard_NC64as_T4_v3")
+    (tmp_path / "t4.yaml").write_text(text.replace("      verify: true\n",
+                                                   f"      verify: true\n      limits: {{nodes: {nodes}}}\n"))
+    nodes = [f"aks-t4-{n}" for n in range(nodes)]
     items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"gengpu.dev/pool": "t4-shared"}}}
              for n in nodes]
     (tmp_path / "snap.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
     gpus = []
     kinds = pods.split(",") if "," in pods else [pods] * len(nodes)  # per node; 'single': one pod, its own figures
     for n, kind in zip(nodes, kinds):
-        gpus.append(dcgm_samples.Gpu(n, 0, "", "", (3072, 200), 10, "Tesla T4", T4_MIB))
-        for k in range(1 if kind == "single" else 2):
-            own = {"own": ((1536, 100), 5), "single": ((1536, 100), 5), "copies": ((3072, 200), 10),
-                   "zero": ((0, 0), 0)}[kind]
-            gpus.append(dcgm_samples.Gpu(n, 0, "serving", f"embed-{n}-{k}", *own, "Tesla T4", T4_MIB))
+        for index in range(per_node):
+            gpus.append(dcgm_samples.Gpu(n, index, "", "", (3072, 200), 10, "Tesla T4", T4_MIB))
+            for k in range(1 if kind == "single" else 2):
+                own = {"own": ((1536, 100), 5), "single": ((1536, 100), 5), "copies": ((3072, 200), 10),
+                       "zero": ((0, 0), 0)}[kind]
+                gpus.append(dcgm_samples.Gpu(n, index, "serving", f"embed-{n}-{index}-{k}" if per_node > 1 else
+                                             f"embed-{n}-{k}", *own, "Tesla T4", T4_MIB))
     recording = dcgm_samples.openmetrics(gpus, hours=26, step=600)
     # FB_FREE is not a per-process figure: a pod's series repeats its GPU's (dcgm-exporter kubernetes.go Process)
     lines = [line for line in recording.split("\n")
@@ -637,7 +642,8 @@ def _t4_shared(tmp_path, pods: str) -> None:
         if g.pod:
             copies += [line.replace(driver, f'{driver}exported_container="main",exported_namespace="{g.namespace}",'
                                             f'exported_pod="{g.pod}",')
-                       for line in lines if line.startswith("DCGM_FI_DEV_FB_FREE{") and f'Hostname="{g.node}"' in line]
+                       for line in lines if line.startswith("DCGM_FI_DEV_FB_FREE{") and f'Hostname="{g.node}"' in line
+                       and f'gpu="{g.index}",' in line]
     at = max(i for i, line in enumerate(lines) if line.startswith("DCGM_FI_DEV_FB_FREE{")) + 1
     (tmp_path / "gpus.om").write_text("\n".join(lines[:at] + copies + lines[at:]), encoding="utf-8")
 
@@ -1260,3 +1266,15 @@ def test_an_exporter_restarted_mid_window_leaves_its_gpu_there_all_the_window(ru
         for r in report["recommendations"]:
             r["evidence"].pop("source", None)
     assert served["recommendations"] == recorded["recommendations"]
+
+
+def test_a_time_sliced_pool_of_four_gpu_nodes_frees_whole_nodes(run, tmp_path):
+    """Two NC64as_T4_v3 nodes of four T4s, two pods of their own figures on each GPU (16 pods): 7 replicas hold them
+    on 3 GPUs, and a node brings 4, so the proposal keeps one whole node (4 GPUs), never 3 GPUs of a node."""
+    _t4_shared(tmp_path, "own", nodes=2, per_node=4)
+    (rec,) = _json(run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))["recommendations"]
+    assert (rec["verdict"], rec["evidence"]["perPodFigures"]) == ("time-slicing", "per-process")
+    assert rec["proposed"] == {"sharing": {"mode": "time-slicing", "replicas": 7}, "limits": {"nodes": 1}, "gpus": 4}
+    assert rec["reason"].startswith("16 pod(s) on 8 GPU(s) whose own peaks reached 1.6 GiB of 15 GiB and ")
+    assert rec["reason"].endswith(": time-slicing, 7 pods per GPU holds them on 4 GPU(s)")

@@ -768,15 +768,16 @@ def test_a_proposal_takes_the_mig_strategy_the_cluster_already_has(run, a100):
     assert run("validate", "gke-a100.yaml", cwd=a100).exit_code == 0
 
 
-def _two_clusters(prod: str, staging: str) -> str:
+def _two_clusters(prod: str, staging: str, names: tuple[str, str] = ("prod", "staging")) -> str:
     """One recording of two clusters' series, told apart by a cluster label (as Thanos' or Mimir's external labels
-    add it): prod's and staging's."""
+    add it): prod's and staging's (names: the label's values, escaped as OpenMetrics escapes them)."""
     def labelled(text: str, cluster: str) -> list[str]:
-        return [re.sub(r"\{", f'{{cluster="{cluster}",', line, count=1) if not line.startswith("#") else line
+        value = cluster.replace("\\", "\\\\").replace('"', '\\"')
+        return [line.replace("{", f'{{cluster="{value}",', 1) if not line.startswith("#") else line
                 for line in text.splitlines() if line != "# EOF"]
 
     merged, seen = [], set()
-    for line in labelled(prod, "prod") + labelled(staging, "staging"):
+    for line in labelled(prod, names[0]) + labelled(staging, names[1]):
         if line.startswith("#"):
             if line in seen:
                 continue
@@ -1278,3 +1279,20 @@ def test_a_time_sliced_pool_of_four_gpu_nodes_frees_whole_nodes(run, tmp_path):
     assert rec["proposed"] == {"sharing": {"mode": "time-slicing", "replicas": 7}, "limits": {"nodes": 1}, "gpus": 4}
     assert rec["reason"].startswith("16 pod(s) on 8 GPU(s) whose own peaks reached 1.6 GiB of 15 GiB and ")
     assert rec["reason"].endswith(": time-slicing, 7 pods per GPU holds them on 4 GPU(s)")
+
+
+def test_match_on_a_label_value_with_a_quote_and_a_backslash(run, a100, tmp_path_factory):
+    """A cluster label whose value holds a quote and a backslash (pr"od\\1), picked with --match in PromQL's own
+    escaping: the matcher reaches a real Prometheus escaped as PromQL wants it, and picks what the recording picks."""
+    prod = dcgm_samples.openmetrics(dcgm_samples.a100_fleet(), step=300)
+    busy = [dcgm_samples.Gpu(f"gke-a100-inference-{i}", 0, "serving", f"big-{i}", (36000, 1000), 90) for i in range(4)]
+    recording = _two_clusters(prod, dcgm_samples.openmetrics(busy, step=300, seed=11), ('pr"od\\1', "staging"))
+    (a100 / "gpus.om").write_text(recording, encoding="utf-8")
+    args = ("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--output", "json", "--match",
+            'cluster="pr\\"od\\\\1"')
+    alone = _json(run(*args, "--metrics", "gpus.om", cwd=a100))
+    assert alone["recommendations"][0]["proposed"]["sharing"]["mig"]["layout"] == {"2g.10gb": 3}
+    served = _served(run, tmp_path_factory, "prometheus-quoted-cluster", recording, a100, *args)
+    for r in served["recommendations"] + alone["recommendations"]:
+        r["evidence"].pop("source", None)
+    assert served["recommendations"] == alone["recommendations"]

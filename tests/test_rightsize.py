@@ -1143,7 +1143,7 @@ def test_match_keeps_another_clusters_same_named_nodes_out_of_a_removed_nodes_mo
     a100s = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "batch", f"nightly-{n}-{i}", (36000, 2000), 60,
                               "NVIDIA A100-SXM4-40GB", 40960) for n in (2, 3) for i in range(8)]
     h100s = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "batch", f"other-{n}-{i}", (70000, 2000), 90,
-                              "NVIDIA H100 80GB HBM3", 81559) for n in (2, 3) for i in range(8)]
+                              "NVIDIA H100 80GB HBM3", 81559) for n in (2, 3, 9) for i in range(8 if n < 9 else 1)]
     staging = dcgm_samples.with_series(
         dcgm_samples.openmetrics(h100s, hours=26, step=600), "kube_node_labels",
         "Kubernetes labels converted to Prometheus labels.",
@@ -1160,6 +1160,11 @@ def test_match_keeps_another_clusters_same_named_nodes_out_of_a_removed_nodes_mo
         assert (rec["verdict"], rec["evidence"]["gpus"]) == ("mig", 16)
         assert "nodesGone" not in rec["evidence"] and "nodesJoined" not in rec["evidence"]
         assert sorted(f["rule"] for f in report["findings"]) == ["pool-packs-tighter", "usage-series-unjoined"]
+    # (prod's nodes and series alone: staging's ip-10-0-9-1 and its series are not prod's)
+    assert [f["message"] for f in served["findings"] if f["rule"] == "usage-series-unjoined"] == \
+        [f["message"] for f in recorded["findings"] if f["rule"] == "usage-series-unjoined"] == [
+        "2 node(s) of dcgm-exporter's series left out of every pool: ip-10-0-2-1 (8 series): not a node of "
+        "snap.yaml; ip-10-0-3-1 (8 series): not a node of snap.yaml"]
 
 
 def test_match_keeps_another_clusters_node_labels_from_joining_a_removed_node(run, tmp_path, tmp_path_factory):

@@ -1301,3 +1301,38 @@ def test_match_on_a_label_value_with_a_quote_and_a_backslash(run, a100, tmp_path
     for r in served["recommendations"] + alone["recommendations"]:
         r["evidence"].pop("source", None)
     assert served["recommendations"] == alone["recommendations"]
+
+
+def _not_exported(text: str) -> str:
+    """The recording as a scrape that keeps the workload's own labels (honor_labels, or dcgm-exporter scraped
+    without its pod's labels): namespace, pod and container are the workload's, with no exported_* label."""
+    out = []
+    for line in text.splitlines():
+        if "exported_pod=" in line and not line.startswith("#"):
+            line = re.sub(r'container="nvidia-dcgm-exporter",|namespace="gpu-operator",|pod="nvidia-dcgm-exporter-\w+",',
+                          "", line)
+            line = line.replace("exported_namespace=", "namespace=").replace("exported_pod=", "pod=").replace(
+                "exported_container=", "container=")
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def test_match_tells_whether_the_matched_clusters_workload_labels_were_renamed(run, a100, tmp_path_factory):
+    """prod is scraped keeping the workload's labels (pod=, namespace=), staging through the exporter's pod
+    (exported_pod=): with --match 'cluster="prod"', prod's labels are read as prod's scrape wrote them (its pods
+    found), on a real Prometheus as in the recording, as prod alone gives them."""
+    prod = _not_exported(dcgm_samples.openmetrics(dcgm_samples.a100_fleet(), step=300))
+    busy = [dcgm_samples.Gpu(f"gke-a100-inference-{i}", 0, "serving", f"big-{i}", (36000, 1000), 90) for i in range(4)]
+    recording = _two_clusters(prod, dcgm_samples.openmetrics(busy, step=300, seed=11))
+    args = ("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--output", "json")
+    (a100 / "gpus.om").write_text(_two_clusters(prod, ""), encoding="utf-8")
+    alone = _json(run(*args, "--metrics", "gpus.om", cwd=a100))
+    assert [d["pods"] for d in alone["recommendations"][0]["evidence"]["devices"]] == \
+        [[f"serving/llm-{i}"] for i in range(4)]
+    (a100 / "gpus.om").write_text(recording, encoding="utf-8")
+    picked = _json(run(*args, "--metrics", "gpus.om", "--match", 'cluster="prod"', cwd=a100))
+    served = _served(run, tmp_path_factory, "prometheus-not-exported", recording, a100, *args, "--match",
+                     'cluster="prod"')
+    for r in served["recommendations"] + picked["recommendations"] + alone["recommendations"]:
+        r["evidence"].pop("source", None)
+    assert served["recommendations"] == picked["recommendations"] == alone["recommendations"]

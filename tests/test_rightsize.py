@@ -1336,3 +1336,17 @@ def test_match_tells_whether_the_matched_clusters_workload_labels_were_renamed(r
     for r in served["recommendations"] + picked["recommendations"] + alone["recommendations"]:
         r["evidence"].pop("source", None)
     assert served["recommendations"] == picked["recommendations"] == alone["recommendations"]
+
+
+def test_a_prometheus_url_is_its_base_with_or_without_a_slash_and_only_http(run, a100, server):
+    """--prometheus http://host:port/ (as copied from a browser) is the same server as without the slash; a URL of
+    another scheme is refused before anything is asked."""
+    common = ["rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--until", "2025-12-01T00:00:00Z",
+              "--since", "2d", "--output", "json"]
+    plain = _json(run(*common, "--prometheus", server.url, cwd=a100))
+    slashed = _json(run(*common, "--prometheus", server.url + "/", cwd=a100))
+    assert slashed == plain
+    for url in ("ftp://127.0.0.1:9090", "prometheus:9090"):
+        result = run(*common, "--prometheus", url, cwd=a100)
+        assert (result.exit_code, result.stderr) == (2, f"gengpu: error: --prometheus {url!r}: give the server's "
+                                                        "http(s) URL, e.g. http://prometheus:9090\n")

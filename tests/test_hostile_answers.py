@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import urllib.parse
 import shutil
 import threading
 import time
@@ -255,9 +256,12 @@ class FakePrometheus(_Served):
         self.asked = 0
         fake = self
 
+        self.requests: list[tuple[dict, dict]] = []  # each query's headers and form, as the server got them
+
         class Handler(_Handler):
             def do_POST(self):  # noqa: N802
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                form = urllib.parse.parse_qs(self.rfile.read(int(self.headers.get("Content-Length", 0))).decode())
+                fake.requests.append(({k.lower(): v for k, v in self.headers.items()}, form))
                 fake.asked += 1
                 answer(self, fake.asked)
 
@@ -341,6 +345,20 @@ def test_prometheus_wanting_credentials_is_told_so(rightsize):
     assert result.stderr == (f"gengpu: error: Prometheus at {fake.url} answered HTTP 401 Unauthorized: it wants "
                              "credentials gengpu was not given or refused them; set GENGPU_PROMETHEUS_TOKEN to a "
                              "bearer token the server (or its proxy) accepts\n")
+
+
+def test_each_query_carries_the_token_and_tells_the_server_its_time_limit(rightsize, monkeypatch):
+    """A Prometheus behind an authenticating proxy gets GENGPU_PROMETHEUS_TOKEN as a bearer token on every query,
+    and every query tells the server gengpu's limit for one answer (Prometheus's timeout parameter), so the server
+    stops a query gengpu has stopped waiting for."""
+    monkeypatch.setenv("GENGPU_PROMETHEUS_TOKEN", "s3cret")
+    monkeypatch.setenv("GENGPU_PROMETHEUS_TIMEOUT", "45")
+    result, fake = rightsize(lambda h, n: h.send(200, EMPTY))
+    assert fake.requests
+    for headers, form in fake.requests:
+        assert headers["authorization"] == "Bearer s3cret"
+        assert headers["content-type"] == "application/x-www-form-urlencoded"
+        assert (form["timeout"], sorted(form)) == (["45s"], ["query", "time", "timeout"])
 
 
 def test_a_prometheus_certificate_not_trusted_is_told_as_tls(run, tmp_path):

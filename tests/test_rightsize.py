@@ -1350,3 +1350,21 @@ def test_a_prometheus_url_is_its_base_with_or_without_a_slash_and_only_http(run,
         result = run(*common, "--prometheus", url, cwd=a100)
         assert (result.exit_code, result.stderr) == (2, f"gengpu: error: --prometheus {url!r}: give the server's "
                                                         "http(s) URL, e.g. http://prometheus:9090\n")
+
+
+def test_write_into_a_profile_with_an_error_of_its_own_applies_the_proposal_and_tells_the_error(run, tmp_path):
+    """The profile names a region AKS has not (mars-1): that error is the profile's, reported as before, and not
+    the proposal's; --write applies the proposal (it was refused as "the proposal would make t4.yaml fail gengpu's
+    checks", naming the region error)."""
+    _t4_shared(tmp_path, "own")
+    text = (tmp_path / "t4.yaml").read_text()
+    assert "region: eastus" in text
+    (tmp_path / "t4.yaml").write_text(text.replace("region: eastus", "region: mars-1"))
+    result = run("rightsize", "t4.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--write",
+                 "--output", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"] if f["severity"] == "error"] == \
+        ["region-format-mismatch"]
+    after = (tmp_path / "t4.yaml").read_text()
+    assert after == text.replace("region: eastus", "region: mars-1").replace("replicas: 2", "replicas: 7").replace(
+        "limits: {nodes: 4}", "limits: {nodes: 2}")

@@ -232,7 +232,8 @@ def _unjoined(reported: dict, pool_of: dict, snapshot: str, profile: str, shown:
 
 def write_proposals(result: RightsizeResult, out_dir: Path = Path(DEFAULT_OVERLAYS)) -> list[str]:
     """Apply every proposal to its profile (ruamel round trip), checked as a profile before it is written: a change
-    that would not pass gengpu's own checks is refused and the file left as it was."""
+    that would bring an error of gengpu's own checks is refused and the file left as it was (an error the profile
+    already had is not the change's)."""
     from gengpu import editing
 
     wanted = [r for r in result.recommendations if r.changes]
@@ -244,7 +245,10 @@ def write_proposals(result: RightsizeResult, out_dir: Path = Path(DEFAULT_OVERLA
     for rec in wanted:
         text = editing.set_pool_fields(text, display(path), rec.usage.pool.index, rec.changes)
     trial = load_profiles([Source(path, display(path), text.encode("utf-8"))], out_dir)
-    errors = [f for f in trial.findings if f.is_error]
+    # the errors the proposal brings: those the profile had before are its own, reported as they were
+    had = {(f.rule, f.message) for f in load_profiles([Source(path, display(path), before)], out_dir).findings
+           if f.is_error}
+    errors = [f for f in trial.findings if f.is_error and (f.rule, f.message) not in had]
     if errors:
         from gengpu import reporting
 

@@ -29,12 +29,12 @@ TOKEN_ENV = "GENGPU_PROMETHEUS_TOKEN"  # a bearer token, for a server behind an 
 
 
 class Prometheus:
-    def __init__(self, url: str, timeout: float | None = None, deadline: float | None = None):
+    def __init__(self, url: str):
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise UsageError(f"--prometheus {url!r}: give the server's http(s) URL, e.g. http://prometheus:9090")
-        timeout = timeout if timeout is not None else settings.seconds("GENGPU_PROMETHEUS_TIMEOUT", TIMEOUT)
-        deadline = deadline if deadline is not None else settings.seconds("GENGPU_PROMETHEUS_DEADLINE", DEADLINE)
+        timeout = settings.seconds("GENGPU_PROMETHEUS_TIMEOUT", TIMEOUT)
+        deadline = settings.seconds("GENGPU_PROMETHEUS_DEADLINE", DEADLINE)
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.deadline = time.monotonic() + deadline  # the whole command's

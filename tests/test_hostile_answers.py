@@ -483,3 +483,16 @@ def test_a_prometheus_answer_without_the_stat_gengpu_asked_for_sizes_nothing(rig
     report = json.loads(result.stdout)
     assert [r["verdict"] for r in report["recommendations"]] == ["none", "none"]
     assert all(not r["evidence"].get("devices") for r in report["recommendations"])
+
+
+@pytest.mark.parametrize("value", [["1764547200", "lots"], ["1764547200"], [1764547200, None], "7"])
+def test_a_prometheus_sample_value_that_is_not_a_number_counts_for_nothing(rightsize, value):
+    """A sample whose value is not a number's text (a word, missing, null, not a pair): read as NaN, which counts
+    for nothing, as Prometheus's own NaN does; no crash, and nothing is sized on it."""
+    series = {"Hostname": "gke-a100-inference-0", "gpu": "0", "UUID": "GPU-1", "modelName": "NVIDIA A100-SXM4-40GB",
+              "gengpu_stat": "device:mem_peak"}
+    body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
+        {"metric": series, "value": value}]}}).encode()
+    result, fake = rightsize(lambda h, n: h.send(200, body))
+    assert result.exit_code in (0, 1), result.output
+    assert [r["verdict"] for r in json.loads(result.stdout)["recommendations"]] == ["none", "none"]

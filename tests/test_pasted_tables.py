@@ -425,3 +425,28 @@ def test_each_field_of_a_described_custom_resource_is_where_the_paste_shows_it(n
     snap, _ = snapshot.load((CORPUS / "states" / name).read_bytes(), name)
     (item,) = snap.computedomains + snap.devicetaintrules
     assert item.doc.position(item.path + path) == where
+
+
+@pytest.mark.parametrize("entry", _of("show-labels"), ids=_ids(_of("show-labels")))
+def test_every_show_labels_row_reads_back_whole_at_its_line(entry):
+    """Each row under the LABELS header, found here with a split of the paste's own lines, is one v1 Node at that
+    row's line: its name, every key=value of the LABELS cell (a key without = is none), Ready as the STATUS's first
+    word says, unschedulable where STATUS says SchedulingDisabled."""
+    lines = (CORPUS / "pastes" / entry["file"]).read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["NAME", "STATUS"] and
+                  line.split()[-1] == "LABELS")
+    want = []
+    for i in range(header + 1, len(lines)):
+        cells = lines[i].split()
+        if len(cells) < len(lines[header].split()):
+            continue
+        labels = dict(pair.split("=", 1) for pair in cells[-1].split(",") if "=" in pair and not pair.startswith("="))
+        node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": cells[0], "labels": labels}}
+        ready = cells[1].split(",")[0]
+        if ready in ("Ready", "NotReady"):
+            node["status"] = {"conditions": [{"type": "Ready", "status": str(ready == "Ready")}]}
+        if "SchedulingDisabled" in cells[1].split(","):
+            node["spec"] = {"unschedulable": True}
+        want.append((node, (i + 1, 1)))
+    snap = _read(entry)
+    assert [(n.data, n.doc.position(n.path)) for n in snap.nodes] == want

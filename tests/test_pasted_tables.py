@@ -466,3 +466,17 @@ def test_a_described_containers_started_is_as_printed(entry):
     read = [state["started"] for pod in snap.pods for key in ("initContainerStatuses", "containerStatuses")
             for state in pod.sequence("status", key) if "started" in state]
     assert read == printed
+
+
+@pytest.mark.parametrize("entry", _of("events-all-namespaces"), ids=_ids(_of("events-all-namespaces")))
+def test_an_all_namespaces_events_table_reads_each_row_in_its_namespace(entry):
+    """`kubectl get events -A`: each row an event in the row's NAMESPACE about the object printed (kind/name, a Pod
+    by its API kind), of its type, reason and whole message, at the row's line (the header's line plus its row)."""
+    lines = (CORPUS / "pastes" / entry["file"]).read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("NAMESPACE"))
+    snap = _read(entry)
+    got = [(e.text("metadata", "namespace"), e.mapping("involvedObject").get("namespace"),
+            f"{e.mapping('involvedObject').get('kind')}/{e.mapping('involvedObject').get('name')}", e.text("type"),
+            e.text("reason"), e.text("message"), e.doc.position(e.path)) for e in snap.events]
+    assert got == [(r["namespace"], r["namespace"], r["object"].replace("pod/", "Pod/", 1), r["type"], r["reason"],
+                    r["message"], (header + 2 + n, 1)) for n, r in enumerate(entry["expect"])]

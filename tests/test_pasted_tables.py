@@ -300,6 +300,18 @@ def test_every_pod_row_reads_back_as_kubectl_printed_it(name):
             (row["READY"], row["STATUS"].replace("Init: ", "Init:"), int(row["RESTARTS"].split()[0])), row
         if "NAMESPACE" in row:
             assert pod.text("metadata", "namespace") == row["NAMESPACE"]
+        # (and a v1 Pod as the API has one: a container per READY's count, each status of its container's name with
+        # a ContainerStatus's fields, all in one state)
+        data, total = pod.data, int(row["READY"].split("/")[1])
+        assert (data["apiVersion"], data["kind"], data["metadata"]["name"]) == ("v1", "Pod", pod.name)
+        specs = data["spec"]["containers"]
+        assert len(specs) == total and all(set(c) == {"name"} for c in specs)
+        for key in ("containerStatuses", "initContainerStatuses"):
+            for status in data["status"].get(key, []):
+                assert {"name", "ready", "restartCount", "state"} <= set(status) and len(status["state"]) == 1
+                assert status["state"].keys() <= {"running", "waiting", "terminated"} and \
+                    isinstance(status["ready"], bool) and isinstance(status["restartCount"], int)
+        assert [s["name"] for s in data["status"]["containerStatuses"]] == [c["name"] for c in specs]
 
 
 def _json_pastes() -> list[str]:

@@ -195,7 +195,8 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
         done, inits = int(init.group(1)), int(init.group(2))
         obj["spec"]["initContainers"] = [{"name": ""} for _ in range(inits)]
         status = {"phase": "Pending", "initContainerStatuses": [
-            {"name": "", "restartCount": restarts if n == done else 0,
+            # (an init container that exited 0 is ready: the kubelet's prober manager, UpdatePodStatus)
+            {"name": "", "ready": n < done, "restartCount": restarts if n == done else 0,
              "state": {"terminated": {"exitCode": 0, "reason": "Completed"}} if n < done else
              {"waiting": {"reason": "PodInitializing"}}} for n in range(inits)],
             **initializing}
@@ -207,7 +208,7 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
             {"waiting": {"reason": reason}} if reason in _WAITING_REASONS or reason not in _TERMINATED_REASONS else \
             {"terminated": {"exitCode": 1, "reason": reason}}
         obj["spec"]["initContainers"] = [{"name": ""}]
-        status = {"phase": "Pending", "initContainerStatuses": [{"name": "", "restartCount": restarts,
+        status = {"phase": "Pending", "initContainerStatuses": [{"name": "", "ready": False, "restartCount": restarts,
                                                                  "state": state}],
                   **initializing}
     elif shown == "Running" or shown == "Terminating":

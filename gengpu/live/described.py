@@ -248,8 +248,9 @@ def custom_resource(text: str, shown: str) -> tuple[list[dict], TextDoc]:
     name = str(fields.get("name") or "")
     meta = {"name": name, **({"namespace": fields["namespace"]} if fields.get("namespace") else {})}
     if isinstance(status, dict):
+        status = dict(status)
         for key in [k for k, v in status.items() if k in _LISTS and isinstance(v, dict)]:
-            status = {**status, key: [status[key]]}  # (a list of one mapping, printed as that mapping's fields)
+            status[key] = [status[key]]  # (a list of one mapping, printed as that mapping's fields)
             _first_item(doc.places, ("items", 0, "status", key))
     nodes = status.get("nodes") if isinstance(status, dict) else None
     if isinstance(nodes, list) and any(isinstance(n, dict) and "cliqueID" in n for n in nodes):

@@ -135,9 +135,9 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
             i += 1
             continue
         if key == "Labels" and line[0] in " \t":
-            _label(meta["labels"], line.strip(), doc, at, (i + 1, len(line) - len(line.lstrip()) + 1))
+            _label(meta["labels"], line.strip(), doc, at, _at(line, i))
         elif key == "Taints" and line[0] in " \t":
-            _taint(node["spec"]["taints"], line.strip(), doc, at, (i + 1, len(line) - len(line.lstrip()) + 1))
+            _taint(node["spec"]["taints"], line.strip(), doc, at, _at(line, i))
         elif key == "System Info" and line.strip().startswith("Kubelet Version:"):
             status.setdefault("nodeInfo", {})["kubeletVersion"] = line.partition(":")[2].strip()
             doc.places[at + ("status", "nodeInfo", "kubeletVersion")] = (i + 1, 1)
@@ -147,7 +147,7 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
                 name = entry.group(1).strip()
                 # a quantity is one word: what follows is the paster's note ("7   <=== here")
                 status[key.lower()][name] = entry.group(2).split()[0]
-                doc.places[at + ("status", key.lower(), name)] = (i + 1, len(line) - len(line.lstrip()) + 1)
+                doc.places[at + ("status", key.lower(), name)] = _at(line, i)
         i += 1
     for section in ("capacity", "allocatable"):
         # a section the paster cut ("...") and that shows no NVIDIA resource says nothing about the GPUs: left out,
@@ -157,6 +157,11 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
     if status:
         node["status"] = status
     return node
+
+
+def _at(line: str, i: int) -> tuple[int, int]:
+    """Where the text of line i (0-based) starts: its 1-based line and column."""
+    return i + 1, len(line) - len(line.lstrip()) + 1
 
 
 def _label(labels: dict, text: str, doc: TextDoc, at: tuple, where: tuple[int, int]) -> None:
@@ -201,7 +206,7 @@ def _conditions(lines: list[str], i: int, end: int, out: list, doc: TextDoc, at:
             for name in ("Reason", "Message"):
                 if row.get(name):
                     condition[name.lower()] = row[name]
-            doc.places[at + ("status", "conditions", len(out))] = (i + 1, len(lines[i]) - len(lines[i].lstrip()) + 1)
+            doc.places[at + ("status", "conditions", len(out))] = _at(lines[i], i)
             out.append(condition)
         i += 1
     return i

@@ -124,7 +124,7 @@ def test_a_described_pod_reads_as_the_states_it_shows(entry):
             for spec, state in zip(specs, states):  # (a ContainerStatus: its container's name, these fields only)
                 assert state["name"] == spec["name"] and isinstance(state["ready"], bool) and \
                     isinstance(state["restartCount"], int) and isinstance(state["state"], dict)
-                assert set(state) <= {"name", "ready", "restartCount", "state", "lastState", "started"}
+                assert set(state) <= {"name", "ready", "restartCount", "state", "lastState"}
             assert len(specs) == len(states) == len(want.get(key, []))
         assert _events(snap, pod.name) == want.get("events", [])
         warnings = [e.text("message") for e in snap.events
@@ -466,18 +466,6 @@ def test_every_show_labels_row_reads_back_whole_at_its_line(entry):
         want.append((node, (i + 1, 1)))
     snap = _read(entry)
     assert [(n.data, n.doc.position(n.path)) for n in snap.nodes] == want
-
-
-@pytest.mark.parametrize("entry", _of("describe-pod"), ids=_ids(_of("describe-pod")))
-def test_a_described_containers_started_is_as_printed(entry):
-    """kubectl prints a container's Started (True or False) once per container that has one; read in order, each
-    is that container's `started`, and no container has one the paste does not show."""
-    text = (CORPUS / "pastes" / entry["file"]).read_text()
-    printed = [m.group(1) == "True" for m in re.finditer(r"^\s+Started:\s+(True|False)\s*$", text, re.M)]
-    snap = _read(entry)
-    read = [state["started"] for pod in snap.pods for key in ("initContainerStatuses", "containerStatuses")
-            for state in pod.sequence("status", key) if "started" in state]
-    assert read == printed
 
 
 @pytest.mark.parametrize("entry", _of("events-all-namespaces"), ids=_ids(_of("events-all-namespaces")))

@@ -132,8 +132,6 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
                     elif name == "Image":
                         groups[group][-1]["image"] = value
                         state_key = ""
-                    elif name == "Started" and value in ("True", "False"):
-                        current["started"] = value == "True"
                     else:
                         state_key = state_key if name in ("Reason", "Message", "Exit Code") else ""
                 elif sub and amounts:

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gengpu.live import snapshot
+
 CORPUS = Path(__file__).resolve().parent / "live-corpus"
 STATES = yaml.safe_load((CORPUS / "states.yaml").read_text())["states"]
 NODE = re.compile(r"^node (.+?)(?: \(pool [^)]*\))?: ")
@@ -56,3 +58,34 @@ def test_the_corpus_figure():
     readme = (CORPUS.parent.parent / "README.md").read_text()
     assert f"`tests/live-corpus/states.yaml` holds {len(STATES)} node states" in readme.replace("\n", " ")
 
+
+
+@pytest.mark.parametrize("entry", STATES, ids=[Path(e["file"]).stem for e in STATES])
+def test_every_node_of_a_state_is_read_as_a_v1_node(entry):
+    """Whatever form a node was pasted in (labels alone, resources alone, status alone, a table, `describe`), it is
+    read as a Node, and one the paste gives no apiVersion of its own is a v1 Node as the API has one. One pasted as
+    its labels alone is named by its kubernetes.io/hostname label where the paste shows it, else "(pasted
+    labels)"; one pasted as its status or its resources alone is "(pasted node)"."""
+    text = (CORPUS / entry["file"]).read_text()
+    snap, _ = snapshot.load(text.encode(), entry["file"])
+    own = re.search(r"^\s*\"?(apiVersion|api_version)\"?\s*:", text, re.M)
+    for node in snap.nodes if snap else []:
+        assert node.data["kind"] == "Node"
+        if not own:
+            assert node.data["apiVersion"] == "v1"
+    if not text.lstrip().startswith(("{", '"', "status:")):
+        return  # a table or `describe`: named as printed (tests/test_pasted_tables.py)
+    try:
+        data = yaml.safe_load(text if text.lstrip().startswith(("{", "status:")) else "{" + text + "}")
+    except yaml.YAMLError:
+        return
+    if not isinstance(data, dict) or "kind" in data or "apiVersion" in data:
+        return
+    labels = ("nvidia.com/gpu.", "nvidia.com/mig.", "nvidia.com/cuda.", "nvidia.com/cc.", "nvidia.com/gfd.",
+              "nvidia.com/mps.", "nvidia.com/vgpu.", "feature.node.kubernetes.io/", "kubernetes.io/",
+              "beta.kubernetes.io/", "node.kubernetes.io/", "node-role.kubernetes.io/")
+    if set(data) == {"status"} or not any(str(k).startswith(labels) for k in data):
+        # its status, or its capacity or allocatable alone (cpu, nvidia.com/gpu, nvidia.com/mig-2g.10gb)
+        assert [n.name for n in snap.nodes] == ["(pasted node)"]
+    else:
+        assert [n.name for n in snap.nodes] == [str(data.get("kubernetes.io/hostname", "(pasted labels)"))]

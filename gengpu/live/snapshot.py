@@ -271,11 +271,9 @@ _LABEL_KEY = re.compile(r"^([a-z0-9.-]+/)?[A-Za-z0-9][-A-Za-z0-9_.]*$")
 
 
 def _kindless_node(data: dict) -> dict | None:
-    """A node pasted without its kind: its metadata and status (a `kubectl get node -o yaml` trimmed to them), its
-    status alone, or its labels alone (`kubectl get node -o json | jq .metadata.labels`), where the labels are
-    a node's (GPU Feature Discovery's or Kubernetes' own node labels)."""
-    if isinstance(data.get("metadata"), dict) and isinstance(data.get("status"), dict):
-        return {"apiVersion": "v1", "kind": "Node", **data}
+    """A node pasted without its kind: its status alone, its capacity or allocatable alone, or its labels alone
+    (`kubectl get node -o json | jq .metadata.labels`), where the labels are a node's (GPU Feature Discovery's or
+    Kubernetes' own node labels)."""
     if set(data) == {"status"} and isinstance(data["status"], dict) and \
             {"capacity", "allocatable"} & set(data["status"]):
         return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "(pasted node)"}, **data}

@@ -96,11 +96,13 @@ def _container(spec: dict, status: dict, shown: dict) -> dict:
     resources = spec.get("resources") or {}
     known = {"name": spec.get("name"), "image": spec.get("image"), "state": kind,
              "reason": (state.get(kind) or {}).get("reason") if kind else None,
+             "message": (state.get(kind) or {}).get("message") if kind else None,
              "exit_code": (state.get(kind) or {}).get("exitCode") if kind else None,
              "gpu": {k: (resources.get(k) or {}).get("nvidia.com/gpu") for k in ("limits", "requests")},
              "ready": status.get("ready"), "restarts": status.get("restartCount"), "last": last_kind,
              "last_reason": (last.get(last_kind) or {}).get("reason") if last_kind else None,
-             "last_exit_code": (last.get(last_kind) or {}).get("exitCode") if last_kind else None}
+             "last_exit_code": (last.get(last_kind) or {}).get("exitCode") if last_kind else None,
+             "last_message": (last.get(last_kind) or {}).get("message") if last_kind else None}
     return {k: known[k] for k in shown}
 
 
@@ -117,6 +119,7 @@ def test_a_described_pod_reads_as_the_states_it_shows(entry):
             assert pod.text("metadata", "deletionTimestamp")
         else:
             assert (pod.text("status", "phase"), pod.text("metadata", "deletionTimestamp")) == (want["phase"], None)
+        assert pod.text("status", "reason") == want.get("reason")  # the pod's own (Evicted), where printed
         for group, statuses, key in (("containers", "containerStatuses", "containers"),
                                      ("initContainers", "initContainerStatuses", "init")):
             specs, states = pod.sequence("spec", group), pod.sequence("status", statuses)
@@ -480,3 +483,16 @@ def test_an_all_namespaces_events_table_reads_each_row_in_its_namespace(entry):
             e.text("reason"), e.text("message"), e.doc.position(e.path)) for e in snap.events]
     assert got == [(r["namespace"], r["namespace"], r["object"].replace("pod/", "Pod/", 1), r["type"], r["reason"],
                     r["message"], (header + 2 + n, 1)) for n, r in enumerate(entry["expect"])]
+
+
+@pytest.mark.parametrize("entry", _of("describe-pod"), ids=_ids(_of("describe-pod")))
+def test_a_described_pod_and_its_events_are_placed_at_their_lines(entry):
+    """A finding about a described pod points at its Name: line (the first line, where the paste is cut above it), and
+    one about an event at its row of the Events table: each found by a search of the paste's own lines."""
+    lines = (CORPUS / "pastes" / entry["file"]).read_text().splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("Name:")] or \
+        [next(i for i, line in enumerate(lines) if line.strip())]
+    snap = _read(entry)
+    assert [p.doc.position(p.path) for p in snap.pods] == [(i + 1, 1) for i in starts][:len(entry["expect"])]
+    rows = [i for i, line in enumerate(lines) if re.match(r"^\s+(Warning|Normal)\s", line)]
+    assert [e.doc.position(e.path) for e in snap.events] == [(i + 1, 1) for i in rows]

@@ -460,3 +460,61 @@ def test_a_certificate_the_kubeconfig_does_not_trust_is_told_as_tls(cluster, run
     assert last.startswith("gengpu: error: cannot list nodes: TLS with the API server failed: its certificate is not "
                            "one the kubeconfig's certificate-authority signed (")
     assert "RBAC" not in last and "can-i" not in last
+
+
+# STATUS cells kubectl prints that no row of the corpus shows, each with a READY and RESTARTS it prints them with
+# (kubectl's printPod: an init container's waiting or terminated reason, exit code or signal; a pod's own reason)
+_UNSEEN_ROWS = [("Init:1/2", "0/1", 2), ("Init:1/2", "1/1", 0), ("Init:Error", "0/1", 1), ("Init:ExitCode:2", "0/1", 1),
+                ("Init:Signal:9", "0/1", 0), ("CrashLoopBackOff", "1/2", 7), ("ContainerCreating", "0/1", 0),
+                ("PodInitializing", "0/1", 0), ("Completed", "0/1", 0), ("Error", "0/1", 3), ("OOMKilled", "0/2", 2),
+                ("ExitCode:137", "0/1", 0), ("Signal:9", "0/1", 0), ("Evicted", "0/1", 0),
+                ("UnexpectedAdmissionError", "0/1", 0), ("Unknown", "0/1", 0), ("Terminating", "1/1", 0),
+                ("Running", "2/3", 0)]
+
+
+def test_a_pasted_pods_row_is_a_pod_the_api_server_prints_as_that_row(cluster):
+    """Each row of every pods table of the corpus, and each STATUS kubectl prints that no row shows, read as gengpu
+    reads a pasted row, then created in a real API server (its status through the status subresource, a Terminating
+    one deleted under a finalizer): the server's own table printer (`kubectl get pods`) prints it back with the same
+    READY, STATUS and RESTARTS."""
+    from gengpu.live import snapshot, tables
+    from test_pasted_tables import CORPUS, _pods_tables, _rows
+
+    rows = []
+    for name in _pods_tables():
+        raw = (CORPUS / name).read_bytes()
+        pods = {p.name: p.data for p in snapshot.load(raw, name)[0].pods}
+        rows += [(pods[r["NAME"].removeprefix("pod/")], (r["READY"], r["STATUS"].replace("Init: ", "Init:"),
+                                                         r["RESTARTS"].split()[0])) for r in _rows(raw.decode())]
+    rows += [(tables.pod("", "", shown, ready, restarts), (ready, shown, str(restarts)))
+             for shown, ready, restarts in _UNSEEN_ROWS]
+    server, client, api = cluster
+    core = client.CoreV1Api(api)
+    core.create_namespace({"metadata": {"name": "pasted-rows"}})
+    held = []
+    try:
+        for n, (pod, _) in enumerate(rows):
+            pod = json.loads(json.dumps(pod))
+            meta = {"name": f"row-{n}", "namespace": "pasted-rows"}
+            for group, key in (("containers", "containerStatuses"), ("initContainers", "initContainerStatuses")):
+                for i, container in enumerate(pod["spec"].get(group, [])):
+                    container.update(name=f"{group[0]}{i}", image="busybox")
+                for i, status in enumerate(pod["status"].get(key, [])):
+                    status.update(name=f"{group[0]}{i}", image="busybox", imageID="")
+            if "deletionTimestamp" in pod["metadata"]:
+                meta["finalizers"] = ["gengpu.test/hold"]
+                held.append(meta["name"])
+            core.create_namespaced_pod("pasted-rows", {"metadata": meta, "spec": pod["spec"]})
+            core.patch_namespaced_pod_status(meta["name"], "pasted-rows", {"status": pod["status"]})
+            if meta["name"] in held:
+                core.delete_namespaced_pod(meta["name"], "pasted-rows")
+        table = json.loads(core.list_namespaced_pod(
+            "pasted-rows", _preload_content=False,
+            _headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).read())
+        printed = {row["cells"][0]: tuple(str(c) for c in row["cells"][1:4]) for row in table["rows"]}
+        assert [printed[f"row-{n}"] for n in range(len(rows))] == [want for _, want in rows]
+        assert len(rows) > len(_UNSEEN_ROWS) + 40
+    finally:
+        for name in held:
+            core.patch_namespaced_pod(name, "pasted-rows", {"metadata": {"finalizers": None}})
+        core.delete_collection_namespaced_pod("pasted-rows", grace_period_seconds=0)

@@ -601,6 +601,28 @@ def test_spot_nodes_are_priced_at_spot(run, tmp_path):
     assert rec["monthlyDelta"] == round((rec["proposed"]["gpus"] - 16) * e["pricePerGpuHour"] * 730, 2)
 
 
+
+def test_nodes_that_left_are_priced_by_the_capacity_type_their_series_kept(run, tmp_path):
+    """Two nodes of small pods were spot and were consolidated away; kube-state-metrics kept their pool label and their
+    capacity type (allowlisted: karpenter.sh/nodepool, karpenter.sh/capacity-type). The survivors' labels say no
+    capacity type: the pool's GPU-hour is the spot price, from the two nodes whose labels say (prices.yaml,
+    p5.48xlarge in us-east-1: $17.6289 spot, 8 GPUs)."""
+    small = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "serving", f"embed-{n}-{i}", (2000, 500), 5,
+                              "NVIDIA H100 80GB HBM3", 81559) for n in range(4) for i in range(8)]
+    recording = dcgm_samples.with_series(
+        dcgm_samples.openmetrics(small, hours=26, step=600), "kube_node_labels",
+        "Kubernetes labels converted to Prometheus labels.",
+        [{"job": "kube-state-metrics", "node": f"ip-10-0-{n}-1", "label_karpenter_sh_nodepool": "h100-mig",
+          "label_karpenter_sh_capacity_type": "spot"} for n in (2, 3)], hours=26, step=600)
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"], gpus_limit=32)
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    e = rec["evidence"]
+    assert sorted(e["nodesJoined"]) == ["ip-10-0-2-1", "ip-10-0-3-1"]
+    assert (e["capacity"], e["pricePerGpuHour"]) == ("2 of 2 node(s) spot", 17.6289 / 8)
+
 T4_MIB = 15360  # what a T4 reports (used + free)
 
 

@@ -43,8 +43,9 @@ def sanitize(key: str) -> str:
 
 
 def names(keys: list[str]) -> dict[str, dict[str, str]]:
-    """source -> {label name on its series: the node label key it spells}."""
-    keys = sorted(set(keys) | set(SPOT) | {"node.kubernetes.io/instance-type"})
+    """source -> {label name on its series: the node label key it spells}: the pool label keys and the capacity-type
+    keys (a joined node's price)."""
+    keys = sorted(set(keys) | set(SPOT))
     return {KSM: {f"label_{sanitize(k)}": k for k in keys},
             KARPENTER: dict(_KARPENTER_LABELS),
             "dcgm-exporter": {**{sanitize(k): k for k in keys}, **{f"label_{sanitize(k)}": k for k in keys}}}

@@ -1390,3 +1390,40 @@ def test_write_into_a_profile_with_an_error_of_its_own_applies_the_proposal_and_
     after = (tmp_path / "t4.yaml").read_text()
     assert after == text.replace("region: eastus", "region: mars-1").replace("replicas: 2", "replicas: 7").replace(
         "limits: {nodes: 4}", "limits: {nodes: 2}")
+
+
+@pytest.mark.parametrize("own_error", [False, True])
+def test_a_proposal_that_would_fail_the_checks_is_refused_and_the_profile_left_as_it_was(tmp_path, monkeypatch,
+                                                                                        own_error):
+    """The guard of --write: a proposal whose edit would make the profile fail gengpu's checks is refused naming
+    that error at its line, and the file keeps every byte. 1000 replicas is past the schema's 128; limits.nodes 0
+    leaves the pool no node (limits-below-one-node), and there the profile also has an error of its own (a region
+    AKS has not), which is not the proposal's and is not named."""
+    from gengpu.findings import UsageError
+    from gengpu.pipeline import rightsize as flow
+
+    _t4_shared(tmp_path, "own")
+    if own_error:
+        (tmp_path / "t4.yaml").write_text((tmp_path / "t4.yaml").read_text().replace("region: eastus",
+                                                                                  "region: mars-1"))
+    before = (tmp_path / "t4.yaml").read_bytes()
+    lines = before.decode().splitlines()
+    monkeypatch.chdir(tmp_path)
+    result = flow.rightsize(["t4.yaml"], "snap.yaml", None, None, "gpus.om", "24h", None, 0, progress=False)
+    (rec,) = [r for r in result.recommendations if r.changes]
+    assert rec.changes == [(("sharing", "replicas"), 7), (("limits", "nodes"), 2)]
+    if own_error:
+        rec.changes = [(("limits", "nodes"), 0)]
+        line = next(n for n, text in enumerate(lines, 1) if "limits: {nodes: 4}" in text)
+        why = (f"t4.yaml:{line}:23: error limits-below-one-node nodePools[0].limits.nodes is 0: the pool can never "
+               "have a node\n  fix: Raise limits.gpus to at least the GPUs of one node (gpusPerNode, or the smallest "
+               "instance type's), and limits.nodes above 0.")
+    else:
+        rec.changes = [(("sharing", "replicas"), 1000)]
+        line = next(n for n, text in enumerate(lines, 1) if "replicas:" in text)
+        why = (f"t4.yaml:{line}:19: error profile-schema 'spec.nodePools[0].sharing.replicas': 1000 is greater than "
+               "the maximum of 128\n  fix: use 128 or less")
+    with pytest.raises(UsageError) as refused:
+        flow.write_proposals(result)
+    assert str(refused.value) == f"the proposal would make t4.yaml fail gengpu's checks; it was left as it was:\n{why}"
+    assert (tmp_path / "t4.yaml").read_bytes() == before

@@ -256,9 +256,14 @@ def test_a_described_nodes_taints_read_as_printed(entry):
 
 @pytest.mark.parametrize("entry", _of("upgrade-states"), ids=_ids(_of("upgrade-states")))
 def test_driver_upgrade_states_read_as_the_last_poll_shows_them(entry):
+    """Each node at the state of the last poll that shows it, and placed at that line (found by a search of the
+    paste's lines for the node's name at a line's start)."""
     snap = _read(entry)
     assert [{"name": n.name, "state": n.labels.get("nvidia.com/gpu-driver-upgrade-state")} for n in snap.nodes] == \
         entry["expect"]
+    lines = (CORPUS / "pastes" / entry["file"]).read_text().splitlines()
+    last = [max(i for i, line in enumerate(lines) if line.split()[:1] == [n.name]) for n in snap.nodes]
+    assert [n.doc.position(n.path) for n in snap.nodes] == [(i + 1, 1) for i in last]
 
 
 def _pods_tables() -> list[str]:

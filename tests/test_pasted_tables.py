@@ -501,3 +501,22 @@ def test_a_described_pod_and_its_events_are_placed_at_their_lines(entry):
     assert [p.doc.position(p.path) for p in snap.pods] == [(i + 1, 1) for i in starts][:len(entry["expect"])]
     rows = [i for i, line in enumerate(lines) if re.match(r"^\s+(Warning|Normal)\s", line)]
     assert [e.doc.position(e.path) for e in snap.events] == [(i + 1, 1) for i in rows]
+
+
+@pytest.mark.parametrize("name", _pods_tables())
+def test_a_pods_row_whose_spaces_were_collapsed_reads_as_the_aligned_row(name):
+    """A row pasted where runs of spaces became one (a table copied from rendered text) no longer lies under its
+    header's columns: it is read by its words, the same pod as the aligned row (its name, namespace, READY, STATUS
+    and RESTARTS). A collapsed row shorter than the header was read as aligned: its whole text was the pod's name."""
+    from gengpu.live import stack
+
+    raw = (CORPUS / name).read_text()
+    rows = {line for line in raw.splitlines() if _rows(line)}
+    collapsed = "\n".join(" ".join(line.split()) if line in rows else line for line in raw.splitlines()) + "\n"
+
+    def pods(text: str) -> list:
+        snap, _ = snapshot.load(text.encode(), name)
+        return [(p.name, p.text("metadata", "namespace"), stack.state(p).ready, stack.state(p).shown,
+                 stack.state(p).restarts) for p in snap.pods]
+
+    assert rows and pods(collapsed) == pods(raw)

@@ -140,8 +140,12 @@ def _row(header: str, line: str) -> dict[str, str] | None:
     text = line.rstrip()
     if len(text.strip().split()) < 2:
         return None
-    aligned = all(start == 0 or start >= len(text) or (text[start - 1] == " " and text[start] != " ")
-                  for start, _ in columns[1:]) and (text[columns[0][0]:columns[0][0] + 1] or " ") != " "
+    # (every column but the last starts in the row at a word's start; the last may be empty. A row whose spaces were
+    # collapsed is shorter than the header: its words are not under the columns)
+    aligned = all(start == 0 or (start >= len(text) and n == len(columns) - 1) or
+                  (start < len(text) and text[start - 1] == " " and text[start] != " ")
+                  for n, (start, _) in enumerate(columns) if n) and \
+        (text[columns[0][0]:columns[0][0] + 1] or " ") != " "
     cells: dict[str, str] = {}
     if aligned:
         for n, (start, name) in enumerate(columns):

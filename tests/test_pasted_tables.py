@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gengpu.live import snapshot
+from gengpu.live import pasted, snapshot
 
 CORPUS = Path(__file__).parent / "live-corpus"
 PASTES = yaml.safe_load((CORPUS / "pastes.yaml").read_text())
@@ -503,20 +503,26 @@ def test_a_described_pod_and_its_events_are_placed_at_their_lines(entry):
     assert [e.doc.position(e.path) for e in snap.events] == [(i + 1, 1) for i in rows]
 
 
-@pytest.mark.parametrize("name", _pods_tables())
-def test_a_pods_row_whose_spaces_were_collapsed_reads_as_the_aligned_row(name):
+_TABLES = [e for e in PASTES if not e["kind"].startswith("describe-") and e["kind"] != "upgrade-states"]
+_HEADER = re.compile(r"(^|\s)(NAME|NAMESPACE|LAST SEEN)\s{2,}[A-Z]")  # (after a command, where its newline was lost)
+
+
+@pytest.mark.parametrize("entry", _TABLES, ids=_ids(_TABLES))
+def test_a_row_whose_spaces_were_collapsed_reads_as_the_aligned_row(entry):
     """A row pasted where runs of spaces became one (a table copied from rendered text) no longer lies under its
-    header's columns: it is read by its words, the same pod as the aligned row (its name, namespace, READY, STATUS
-    and RESTARTS). A collapsed row shorter than the header was read as aligned: its whole text was the pod's name."""
-    from gengpu.live import stack
+    header's columns: it is read by its words, as the same object as the aligned row. Two misreadings did this
+    before: a collapsed row shorter than the header was taken as aligned (its whole text the pod's name), and an
+    event message starting "(combined from similar events)" was glued to the OBJECT before it."""
+    raw = (CORPUS / "pastes" / entry["file"]).read_text()
+    lines, header = [], False
+    for line in raw.splitlines():
+        header = header or bool(_HEADER.search(line))
+        table_row = header and line.strip() and not _HEADER.search(line) and not pasted.COMMAND.match(line)
+        lines.append(" ".join(line.split()) if table_row else line)
 
-    raw = (CORPUS / name).read_text()
-    rows = {line for line in raw.splitlines() if _rows(line)}
-    collapsed = "\n".join(" ".join(line.split()) if line in rows else line for line in raw.splitlines()) + "\n"
+    def objects(text: str) -> list:
+        snap, _ = snapshot.load(text.encode(), entry["file"])
+        return [i.data for kind in ("nodes", "pods", "daemonsets", "events", "resourceclaims", "resourceslices")
+                for i in getattr(snap, kind)]
 
-    def pods(text: str) -> list:
-        snap, _ = snapshot.load(text.encode(), name)
-        return [(p.name, p.text("metadata", "namespace"), stack.state(p).ready, stack.state(p).shown,
-                 stack.state(p).restarts) for p in snap.pods]
-
-    assert rows and pods(collapsed) == pods(raw)
+    assert lines != raw.splitlines() and objects("\n".join(lines) + "\n") == objects(raw)

@@ -161,11 +161,16 @@ def _row(header: str, line: str) -> dict[str, str] | None:
     return cells
 
 
+_COUNT_OR_AGE = re.compile(r"^(\d+|(\d+[smhdy])+)$")
+
+
 def _words(text: str) -> list[str]:
-    """Words, with a parenthesised part kept with the word before it (RESTARTS "7 (2m ago)")."""
+    """Words, with a parenthesised part kept with the count or age before it (RESTARTS "7 (2m ago)", an event's
+    LAST SEEN "2m (x14 over 6m)"); a message's "(combined from similar events)" is a word of its own."""
     out: list[str] = []
     for word in text.split():
-        if out and (word.startswith("(") or (out[-1].count("(") > out[-1].count(")")) or
+        if out and (word.startswith("(") and _COUNT_OR_AGE.match(out[-1]) or
+                    (out[-1].count("(") > out[-1].count(")")) or
                     (out[-1] == "Init:" and re.match(r"^\d+/\d+$", word))):
             out[-1] += " " + word
         else:

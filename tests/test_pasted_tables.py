@@ -320,6 +320,8 @@ def test_every_pod_row_reads_back_as_kubectl_printed_it(name):
                 assert status["state"].keys() <= {"running", "waiting", "terminated"} and \
                     isinstance(status["ready"], bool) and isinstance(status["restartCount"], int)
         assert [s["name"] for s in data["status"]["containerStatuses"]] == [c["name"] for c in specs]
+        if not re.search(r"\sNODE\s", raw.decode()):  # (no -o wide: the pod's node is not shown, so not guessed)
+            assert "nodeName" not in data["spec"]
 
 
 def _json_pastes() -> list[str]:

@@ -254,6 +254,12 @@ def test_a_described_nodes_taints_read_as_printed(entry):
                        for t in n.sequence("spec", "taints")],
             "unschedulable": bool(n.get("spec", "unschedulable"))} for n in snap.nodes]
     assert got == entry["expect"]
+    # each taint placed where its text starts, found by a search of the paste's own lines
+    lines = (CORPUS / "pastes" / entry["file"]).read_text().splitlines()
+    for node, want in zip(snap.nodes, entry["expect"]):
+        where = [next((i + 1, line.index(t) + 1) for i, line in enumerate(lines)
+                      if line.rstrip().endswith((" " + t, "\t" + t))) for t in want["taints"]]
+        assert [node.position("spec", "taints", k) for k in range(len(want["taints"]))] == where
 
 
 @pytest.mark.parametrize("entry", _of("upgrade-states"), ids=_ids(_of("upgrade-states")))

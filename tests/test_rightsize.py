@@ -1289,6 +1289,9 @@ def test_an_exporter_restarted_mid_window_leaves_its_gpu_there_all_the_window(ru
         assert inference["evidence"]["hours"] == unbroken["recommendations"][0]["evidence"]["hours"]
         assert [d["node"] for d in inference["evidence"]["devices"]] == [f"gke-a100-inference-{i}" for i in range(4)]
         assert (inference["verdict"], inference["monthlyDelta"]) == ("mig", -5363.15)
+        # the GPU's memory is one series' used + free, as without the restart (the larger used of one series and
+        # the larger free of the other added up to 40,873 MiB)
+        assert inference["evidence"]["gpuMemoryMiB"] == unbroken["recommendations"][0]["evidence"]["gpuMemoryMiB"]
     # (and the two series' figures merged alike: a mean's mean, the larger of the rest)
     for report in (recorded, served):
         for r in report["recommendations"]:

@@ -71,12 +71,18 @@ class Recorded:
             keys = (node_label, *u.DEVICE_LABELS) + ((namespace_label, pod_label) if level == "pod" else ())
             for stat, metric, fn in stats:
                 groups: dict[tuple, list[float]] = {}
+                free = {tuple(sorted(labels.items())): _apply("last", values, at, seconds, 0)
+                        for labels, values in self._window(u.FB_FREE, at, seconds)} if fn == "last_total" else {}
                 for labels, values in self._window(metric, at, seconds, lambda ls: ls.get(node_label) in wanted and (
                         level == "device" or ls.get(pod_label))):
                     group = tuple((k, labels[k]) for k in keys if labels.get(k))
                     step = u.seconds(u.resolution(window))
-                    value = _steps(values, at, seconds, step) if fn == "present" else \
-                        _apply(fn, values, at, seconds, step)
+                    if fn == "last_total":  # (this series' used + the free of the series of the same labels)
+                        other = free.get(tuple(sorted(labels.items())))
+                        value = None if other is None else _apply("last", values, at, seconds, step) + other
+                    else:
+                        value = _steps(values, at, seconds, step) if fn == "present" else \
+                            _apply(fn, values, at, seconds, step)
                     if value is not None and (fn != "present" or value):
                         groups.setdefault(group, []).append(value)
                 for group, found in groups.items():

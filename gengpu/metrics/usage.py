@@ -28,8 +28,8 @@ POD_LABELS = {True: ("exported_namespace", "exported_pod"), False: ("namespace",
 # (stat, metric, function): what is asked of every device; POD_STATS of every pod on a device.
 # first/last are sample timestamps: how much of the window the data covers.
 DEVICE_STATS = (
-    ("mem_peak", FB_USED, "max"), ("mem_p95", FB_USED, "p95"), ("mem_used_last", FB_USED, "last"),
-    ("mem_free_last", FB_FREE, "last"), ("util_mean", GPU_UTIL, "mean"), ("util_p95", GPU_UTIL, "p95"),
+    ("mem_peak", FB_USED, "max"), ("mem_p95", FB_USED, "p95"), ("mem_total", FB_USED, "last_total"),
+    ("util_mean", GPU_UTIL, "mean"), ("util_p95", GPU_UTIL, "p95"),
     ("active_mean", ENGINE_ACTIVE, "mean"), ("active_p95", ENGINE_ACTIVE, "p95"),
     ("first", FB_USED, "first_ts"), ("last", FB_USED, "last_ts"), ("present", FB_USED, "present"),
 )
@@ -45,8 +45,7 @@ class Figures:
 
     mem_peak: float | None = None
     mem_p95: float | None = None
-    mem_used_last: float | None = None
-    mem_free_last: float | None = None
+    mem_total: float | None = None  # FB_USED + FB_FREE at a series' last sample: the memory the GPU reports
     util_mean: float | None = None  # GPU_UTIL, percent
     util_p95: float | None = None
     active_mean: float | None = None  # GR_ENGINE_ACTIVE, 0..1
@@ -58,12 +57,6 @@ class Figures:
     def set(self, stat: str, value: float) -> None:
         if not math.isnan(value):
             setattr(self, stat, value)
-
-    @property
-    def mem_total(self) -> float | None:
-        if self.mem_used_last is None or self.mem_free_last is None:
-            return None
-        return self.mem_used_last + self.mem_free_last
 
     # Engine activity (the profiling metric) where the exporter has it: GPU_UTIL counts a kernel running on one SM
     # as 100%, so it overstates what a kernel uses; it is the fallback.
@@ -247,6 +240,12 @@ def pool_query(node_label: str, nodes: list[str], window: str, resolution: str, 
                 # how many steps of the window the device was there (the hours it ran, autoscaled or not), counted
                 # over its series merged step by step: an exporter restarted mid-window is a new series of the GPU
                 expr = f"count_over_time((max by ({keys}) ({metric}{{{sel}}}))[{window}:{resolution}])"
+            elif fn == "last_total":
+                # used + free of one series (matched on all its labels), then the largest: a restarted exporter's
+                # two series each give the GPU's whole memory, where the larger used and the larger free apart
+                # added up to more than it has
+                expr = (f"max by ({keys}) ({_range('last', FB_USED, sel, window, resolution)} + "
+                        f"{_range('last', FB_FREE, sel, window, resolution)})")
             else:
                 # duplicates (an exporter restarted mid-window) merged: the earliest first sample, a mean's mean,
                 # else the largest

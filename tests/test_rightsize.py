@@ -1395,7 +1395,7 @@ def test_write_into_a_profile_with_an_error_of_its_own_applies_the_proposal_and_
         "limits: {nodes: 4}", "limits: {nodes: 2}")
 
 
-@pytest.mark.parametrize("own_error", [False, True])
+@pytest.mark.parametrize("own_error", [False, True, "several"])
 def test_a_proposal_that_would_fail_the_checks_is_refused_and_the_profile_left_as_it_was(tmp_path, monkeypatch,
                                                                                         own_error):
     """The guard of --write: a proposal whose edit would make the profile fail gengpu's checks is refused naming
@@ -1415,7 +1415,16 @@ def test_a_proposal_that_would_fail_the_checks_is_refused_and_the_profile_left_a
     result = flow.rightsize(["t4.yaml"], "snap.yaml", None, None, "gpus.om", "24h", None, 0, progress=False)
     (rec,) = [r for r in result.recommendations if r.changes]
     assert rec.changes == [(("sharing", "replicas"), 7), (("limits", "nodes"), 2)]
-    if own_error:
+    if own_error == "several":  # (a mode without its fields: each error once, in the file's order)
+        rec.changes = [(("sharing", "mode"), "mig")]
+        at = {key: next(n for n, text in enumerate(lines, 1) if text.strip().startswith(key + ":"))
+              for key in ("sharing", "replicas", "renameByDefault")}
+        why = "\n".join([
+            f"t4.yaml:{at['sharing']}:7: error profile-schema missing required field 'mig' in "
+            "'spec.nodePools[0].sharing'\n  fix: add the missing field",
+            *(f"t4.yaml:{at[key]}:9: error profile-schema 'spec.nodePools[0].sharing.{key}' is not allowed with this "
+              "sharing mode\n  fix: remove it" for key in ("replicas", "renameByDefault"))])
+    elif own_error:
         rec.changes = [(("limits", "nodes"), 0)]
         line = next(n for n, text in enumerate(lines, 1) if "limits: {nodes: 4}" in text)
         why = (f"t4.yaml:{line}:23: error limits-below-one-node nodePools[0].limits.nodes is 0: the pool can never "

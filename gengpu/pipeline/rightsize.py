@@ -248,7 +248,7 @@ def write_proposals(result: RightsizeResult, out_dir: Path = Path(DEFAULT_OVERLA
     # the errors the proposal brings: those the profile had before are its own, reported as they were
     had = {(f.rule, f.message) for f in load_profiles([Source(path, display(path), before)], out_dir).findings
            if f.is_error}
-    errors = [f for f in trial.findings if f.is_error and (f.rule, f.message) not in had]
+    errors = sort_findings([f for f in trial.findings if f.is_error and (f.rule, f.message) not in had])
     if errors:
         from gengpu import reporting
 

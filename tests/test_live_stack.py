@@ -41,6 +41,27 @@ def test_what_a_status_means_for_the_stack(shown, verdict):
     assert stack.verdict(Item(tables.pod("nvidia-device-plugin-daemonset-q8w4c", "", shown, "1/1", 0))) == verdict
 
 
+def test_an_init_container_running_again_after_restarts_is_failing_and_its_log_is_every_containers():
+    """Init:2/5 after 46 restarts (developer-onizuka/gpu-operator4, tests/live-corpus/states.yaml): kubectl shows
+    Init:N/M between back-offs and counts the init containers' restarts, so the third init container keeps failing;
+    a table does not name it, so the log to read is every container's, each line with its name."""
+    pod = Item(tables.pod("nvidia-operator-validator-4rvfq", "", "Init:2/5", "0/2", 46))
+    shown = stack.state(pod)
+    assert (stack.verdict(pod), shown.shown, shown.ready, shown.restarts) == ("failing", "Init:2/5", "0/2", 46)
+    assert stack.logs_command(pod, stack.component(pod), shown) == \
+        "kubectl logs nvidia-operator-validator-4rvfq --all-containers --prefix"
+    assert stack.verdict(Item(tables.pod("nvidia-operator-validator-4rvfq", "", "Init:2/5", "0/2", 0))) == "waiting"
+
+
+def test_not_ready_is_a_running_pod_with_a_completed_container_and_waits():
+    """kubectl prints NotReady for a running pod one of whose containers completed while another runs, without a
+    Ready condition (printPod): nvidia-cuda-validator 1/2 beside a sidecar that never exits."""
+    pod = Item(tables.pod("nvidia-cuda-validator-8l6zq", "", "NotReady", "1/2", 0))
+    shown = stack.state(pod)
+    assert (shown.shown, shown.ready, pod.text("status", "phase"), stack.verdict(pod)) == \
+        ("NotReady", "1/2", "Running", "waiting")
+
+
 def test_running_but_not_ready_is_failing_after_restarts_and_waiting_before():
     """NVIDIA's troubleshooting shows a driver pod 0/2 Running with 3 restarts as the cause of every Init:0/1."""
     assert stack.verdict(Item(tables.pod("nvidia-driver-daemonset-4rtiu", "", "Running", "0/2", 3))) == "failing"

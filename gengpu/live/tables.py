@@ -227,6 +227,10 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
             meta["deletionTimestamp"] = "(pasted: Terminating)"
     elif shown == "Pending":
         status = {"phase": "Pending"}
+    elif shown == "NotReady":
+        # kubectl's word for a running pod one of whose containers completed, without a Ready condition (printPod)
+        status["containerStatuses"] = running[:-1] + [
+            {"name": "", "ready": False, "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}]
     elif shown in _WAITING_REASONS or shown in _TERMINATED_REASONS or re.match(r"^(ExitCode|Signal):\d+$", shown):
         code = re.match(r"^(ExitCode|Signal):(\d+)$", shown)
         state = {"terminated": {"exitCode": int(code.group(2)) if code.group(1) == "ExitCode" else 1,

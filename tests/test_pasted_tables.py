@@ -293,7 +293,8 @@ def _rows(text: str) -> list[dict]:
         if at is None or at == 0 or len(cells) < at + 4 or cells[at - 1] == "NAME":
             continue
         rows.append({"NAME": cells[at - 1], "READY": cells[at], "STATUS": cells[at + 1], "RESTARTS": cells[at + 2],
-                     **({"NAMESPACE": cells[0]} if at == 2 else {})})
+                     **({"NAMESPACE": cells[0]} if at == 2 else {}),
+                     **({"NODE": cells[at + 5]} if len(cells) > at + 5 else {})})  # (-o wide: AGE, IP, NODE)
     return rows
 
 
@@ -328,7 +329,9 @@ def test_every_pod_row_reads_back_as_kubectl_printed_it(name):
                 assert status["state"].keys() <= {"running", "waiting", "terminated"} and \
                     isinstance(status["ready"], bool) and isinstance(status["restartCount"], int)
         assert [s["name"] for s in data["status"]["containerStatuses"]] == [c["name"] for c in specs]
-        if not re.search(r"\sNODE\s", raw.decode()):  # (no -o wide: the pod's node is not shown, so not guessed)
+        if "NODE" in row:  # -o wide: the pod's node as printed
+            assert data["spec"].get("nodeName") == row["NODE"]
+        elif not re.search(r"\sNODE\s", raw.decode()):  # (no -o wide: the pod's node is not shown, so not guessed)
             assert "nodeName" not in data["spec"]
 
 

@@ -518,3 +518,36 @@ def test_a_pasted_pods_row_is_a_pod_the_api_server_prints_as_that_row(cluster):
         for name in held:
             core.patch_namespaced_pod(name, "pasted-rows", {"metadata": {"finalizers": None}})
         core.delete_collection_namespaced_pod("pasted-rows", grace_period_seconds=0)
+
+
+def test_a_snapshot_keeps_the_gpu_stacks_daemonsets_by_name_or_by_image(cluster, run, tmp_path, monkeypatch):
+    """DaemonSets in a real API server: NVIDIA's device plugin under its own name, the driver under a name a team
+    chose (known by its image, nvcr.io/nvidia/driver), and a log shipper. The snapshot keeps the first two, each with
+    its template's image, and leaves the log shipper out."""
+    server, client, api = cluster
+    _reset(client, api)
+    apps = client.AppsV1Api(api)
+
+    def daemonset(name: str, image: str) -> dict:
+        labels = {"app": name}
+        return {"metadata": {"name": name, "namespace": "gpu-operator"},
+                "spec": {"selector": {"matchLabels": labels}, "template": {
+                    "metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": image}]}}}}
+
+    made = [daemonset("nvidia-device-plugin-daemonset", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"),
+            daemonset("gpu-driver-rollout", "nvcr.io/nvidia/driver:580.95.05-ubuntu22.04"),
+            daemonset("fluent-bit", "cr.fluentbit.io/fluent/fluent-bit:3.2.2")]
+    for ds in made:
+        apps.create_namespaced_daemon_set("gpu-operator", ds)
+    try:
+        monkeypatch.setenv("KUBECONFIG", str(server.kubeconfig))
+        result = run("snapshot", "--context", "admin", "-o", "snap.json", cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+        kept = [i for i in json.loads((tmp_path / "snap.json").read_text())["items"] if i["kind"] == "DaemonSet"]
+        assert sorted((i["metadata"]["name"], i["spec"]["template"]["spec"]["containers"][0]["image"])
+                      for i in kept) == [("gpu-driver-rollout", "nvcr.io/nvidia/driver:580.95.05-ubuntu22.04"),
+                                         ("nvidia-device-plugin-daemonset",
+                                          "nvcr.io/nvidia/k8s-device-plugin:v0.17.0")]
+    finally:
+        for ds in made:
+            apps.delete_namespaced_daemon_set(ds["metadata"]["name"], "gpu-operator")

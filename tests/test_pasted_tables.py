@@ -539,3 +539,28 @@ def test_a_row_whose_spaces_were_collapsed_reads_as_the_aligned_row(entry):
                 for i in getattr(snap, kind)]
 
     assert lines != raw.splitlines() and objects("\n".join(lines) + "\n") == objects(raw)
+
+
+def _described_nodes() -> list[str]:
+    states = yaml.safe_load((CORPUS / "states.yaml").read_text())["states"]
+    files = [f"pastes/{e['file']}" for e in PASTES if e["kind"] == "describe-node"] + [e["file"] for e in states]
+    return [f for f in files if re.search(r"^Name:\s+\S", (CORPUS / f).read_text(), re.M) and
+            re.search(r"^(Capacity|Allocatable|Conditions):", (CORPUS / f).read_text(), re.M)]
+
+
+@pytest.mark.parametrize("name", _described_nodes())
+def test_a_described_nodes_name_and_sections_are_placed_at_their_lines(name):
+    """A finding about a described node points at its Name: line, one about its capacity, allocatable or conditions
+    at that section's heading: each found by a search of the paste's own lines, within the node's block."""
+    lines = (CORPUS / name).read_text().splitlines()
+    starts = [i for i, line in enumerate(lines) if re.match(r"^Name:\s+\S", line)]
+    snap, _ = snapshot.load((CORPUS / name).read_bytes(), name)
+    assert [(n.name, n.position()) for n in snap.nodes] == \
+        [(lines[i].split(None, 1)[1].strip(), (i + 1, 1)) for i in starts]
+    for node, start, end in zip(snap.nodes, starts, starts[1:] + [len(lines)]):
+        assert node.position("metadata", "name") == (start + 1, 1)
+        for heading, path in (("Capacity", ("status", "capacity")), ("Allocatable", ("status", "allocatable")),
+                              ("Conditions", ("status", "conditions"))):
+            at = next((i for i in range(start, end) if lines[i].startswith(heading + ":")), None)
+            if at is not None:
+                assert node.position(*path) == (at + 1, 1), heading

@@ -623,6 +623,22 @@ def test_nodes_that_left_are_priced_by_the_capacity_type_their_series_kept(run, 
     assert sorted(e["nodesJoined"]) == ["ip-10-0-2-1", "ip-10-0-3-1"]
     assert (e["capacity"], e["pricePerGpuHour"]) == ("2 of 2 node(s) spot", 17.6289 / 8)
 
+
+def test_nodes_that_all_say_on_demand_are_priced_on_demand(run, tmp_path):
+    """Both nodes say karpenter.sh/capacity-type=on-demand: the GPU-hour is the on-demand price, and the capacity
+    is told as on-demand, not as "0 of 2 node(s) spot" (prices.yaml, p5.48xlarge in us-east-1: $55.04, 8 GPUs)."""
+    small, _ = _nightly()
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(small, hours=26, step=600), encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    snap = yaml.safe_load((tmp_path / "snap.yaml").read_text())
+    for item in snap["items"]:
+        item["metadata"]["labels"]["karpenter.sh/capacity-type"] = "on-demand"
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump(snap))
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    assert (rec["evidence"]["capacity"], rec["evidence"]["pricePerGpuHour"]) == ("on-demand", 55.04 / 8)
+
 T4_MIB = 15360  # what a T4 reports (used + free)
 
 

@@ -187,3 +187,17 @@ def test_what_a_shared_gpus_per_pod_series_are(units, kind):
     from gengpu import shared_sizing
 
     assert shared_sizing.pods_of(units)[1] == kind
+
+
+@pytest.mark.parametrize("figures, replicas", [
+    ({"mem_peak": 0.0, "active_p95": 0.0}, 8),  # idle: neither memory nor activity limits it, the cap does
+    ({"mem_peak": 0.0, "active_p95": 0.2}, 4),  # 1 / (0.2 x 1.2) = 4.2: activity alone
+    ({"mem_peak": 9000.0, "active_p95": 0.0}, 3),  # 40960 x 0.95 / (9000 x 1.2) = 3.6: memory alone
+    ({"mem_peak": 100.0, "active_p95": 0.01}, 8),  # both allow more than the cap
+    ({"mem_peak": 40000.0, "active_p95": 0.9}, 1),  # a whole GPU's work: never below one
+])
+def test_time_slicing_replicas_at_each_bound(figures, replicas):
+    """Replicas per GPU are what memory (95% of the GPU's, with 20% headroom on the peak) and activity (its p95 with
+    the same headroom) each allow, the smaller, at most 8 and at least 1; a GPU that used no memory or was never
+    busy is limited by the other figure alone, not divided by zero."""
+    assert sizing._replicas([_device(**figures)], 40960.0, 0.2) == replicas

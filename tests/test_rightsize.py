@@ -639,6 +639,24 @@ def test_nodes_that_all_say_on_demand_are_priced_on_demand(run, tmp_path):
     (rec,) = report["recommendations"]
     assert (rec["evidence"]["capacity"], rec["evidence"]["pricePerGpuHour"]) == ("on-demand", 55.04 / 8)
 
+
+@pytest.mark.parametrize("types, capacity, price", [
+    ("[spot]", "spot", 17.6289 / 8), ("[spot, on-demand]", "on-demand", 55.04 / 8)])
+def test_a_pool_whose_nodes_say_no_capacity_type_is_priced_by_its_own(run, tmp_path, types, capacity, price):
+    """The nodes' labels say no capacity type: the pool is priced on-demand where its capacityTypes allow it
+    (whatever their order), else at its first type, spot (prices.yaml, p5.48xlarge in us-east-1: $55.04 on-demand,
+    $17.6289 spot, 8 GPUs)."""
+    small, _ = _nightly()
+    (tmp_path / "gpus.om").write_text(dcgm_samples.openmetrics(small, hours=26, step=600), encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    text = (tmp_path / "h100.yaml").read_text()
+    assert "capacityTypes: [on-demand]" in text
+    (tmp_path / "h100.yaml").write_text(text.replace("capacityTypes: [on-demand]", f"capacityTypes: {types}"))
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    (rec,) = report["recommendations"]
+    assert (rec["evidence"]["capacity"], rec["evidence"]["pricePerGpuHour"]) == (capacity, price)
+
 T4_MIB = 15360  # what a T4 reports (used + free)
 
 

@@ -544,8 +544,9 @@ def test_a_row_whose_spaces_were_collapsed_reads_as_the_aligned_row(entry):
 def _described_nodes() -> list[str]:
     states = yaml.safe_load((CORPUS / "states.yaml").read_text())["states"]
     files = [f"pastes/{e['file']}" for e in PASTES if e["kind"] == "describe-node"] + [e["file"] for e in states]
-    return [f for f in files if re.search(r"^Name:\s+\S", (CORPUS / f).read_text(), re.M) and
-            re.search(r"^(Capacity|Allocatable|Conditions):", (CORPUS / f).read_text(), re.M)]
+    texts = {f: (CORPUS / f).read_text() for f in files}
+    return [f for f, text in texts.items() if re.search(r"^Name:\s+\S", text, re.M) and
+            re.search(r"^(Capacity|Allocatable|Conditions):", text, re.M)]
 
 
 @pytest.mark.parametrize("name", _described_nodes())

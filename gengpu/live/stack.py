@@ -170,15 +170,13 @@ def verdict(pod: Item) -> str:
     reason = shown.shown.removeprefix("Init:")
     if reason in _PULL | _CONFIG | _RUNTIME | _CRASH or re.match(r"^(ExitCode:[1-9]|Signal:)", reason):
         return "failing"
-    if re.match(r"^Init:\d+/\d+$", shown.shown):
-        # an init container running; after restarts, one that keeps failing (between back-offs kubectl shows
-        # Init:N/M, and RESTARTS counts the init containers' while the pod initializes)
-        return "failing" if shown.restarts else "waiting"
     if shown.shown in _WAITING:
         return "waiting"
-    if shown.shown == "Running" and shown.ready and shown.ready.split("/")[0] != shown.ready.split("/")[1]:
-        # running, not ready: after restarts, a container that keeps failing (between back-offs kubectl shows
-        # Running); without, the driver still building its module, a validator not done
+    if re.match(r"^Init:\d+/\d+$", shown.shown) or \
+            shown.shown == "Running" and shown.ready and shown.ready.split("/")[0] != shown.ready.split("/")[1]:
+        # an init container running, or a pod running but not ready: after restarts, a container that keeps failing
+        # (between back-offs kubectl shows Init:N/M or Running; RESTARTS counts the init containers' while the pod
+        # initializes); without, the driver still building its module, a validation not done
         return "failing" if shown.restarts else "waiting"
     return ""
 
@@ -204,14 +202,15 @@ def cause(pod: Item, comp: Component, shown: PodState) -> str:
 def logs_command(pod: Item, comp: Component, shown: PodState) -> str:
     """The kubectl command whose output says why, every value quoted for the shell."""
     ns = pod.text("metadata", "namespace")
+    parts = ["kubectl", "logs", *(["-n", ns] if ns else []), pod.name]
+    container = shown.container or comp.logs
     if shown.init and not shown.container:
         # an init container a table does not name (Init:2/5): every container's log, each line with its name
-        return " ".join(shlex.quote(p) for p in ["kubectl", "logs", *(["-n", ns] if ns else []), pod.name,
-                                                  "--all-containers", "--prefix"])
-    container = shown.container or comp.logs
-    parts = ["kubectl", "logs", *(["-n", ns] if ns else []), pod.name, *(["-c", container] if container else [])]
-    if shown.restarts or shown.shown.removeprefix("Init:") == "CrashLoopBackOff":
-        parts.append("--previous")  # the log of the run that failed, not of the one waiting to start
+        parts += ["--all-containers", "--prefix"]
+    else:
+        parts += ["-c", container] if container else []
+        if shown.restarts or shown.shown.removeprefix("Init:") == "CrashLoopBackOff":
+            parts.append("--previous")  # the log of the run that failed, not of the one waiting to start
     return " ".join(shlex.quote(p) for p in parts)
 
 

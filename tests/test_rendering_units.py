@@ -70,8 +70,9 @@ def test_the_pinned_tool_table():
     assert pinned["etcd"] == ("go.etcd.io/etcd/server/v3", "v3.6.4", "tools/etcd")
     assert pinned["prometheus"] == ("github.com/prometheus/prometheus/cmd/prometheus", "v0.316.0", "tools/promtool")
     assert pinned["flux"] == ("github.com/fluxcd/flux2/v2/cmd/flux", "v2.9.5", "tools/flux")
-    assert sorted(pinned) == ["celcheck", "etcd", "flux", "kube-apiserver", "kubeconform", "kustomize", "prometheus",
-                              "promtool"]
+    assert pinned["kubectl"] == ("k8s.io/kubernetes/cmd/kubectl", "v1.34.2", "tools/kubectl")
+    assert sorted(pinned) == ["celcheck", "etcd", "flux", "kube-apiserver", "kubeconform", "kubectl", "kustomize",
+                              "prometheus", "promtool"]
 
 
 def test_versions_are_read_the_way_each_tool_prints_them():

@@ -9,6 +9,8 @@ are never kept (they may carry secrets). Each field remembers its line, so findi
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import re
 from dataclasses import dataclass, field
 
@@ -120,8 +122,8 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
                 i = _conditions(lines, i + 1, end, status["conditions"], doc, at)
                 key = None
                 continue
-            elif key == "CreationTimestamp":
-                meta["creationTimestamp"] = value
+            elif key == "CreationTimestamp" and _rfc3339(value):
+                meta["creationTimestamp"] = _rfc3339(value)
             elif key == "ProviderID" and value:
                 node.setdefault("spec", {})["providerID"] = value
                 doc.places[at + ("spec", "providerID")] = (i + 1, 1)
@@ -157,6 +159,18 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
     if status:
         node["status"] = status
     return node
+
+
+def _rfc3339(text: str) -> str | None:
+    """describe's time (RFC 1123 with a zone offset, "Thu, 17 Mar 2022 10:11:37 +0100") as the API gives it
+    (RFC 3339 in UTC); None for text that is no such time."""
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return when.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _at(line: str, i: int) -> tuple[int, int]:

@@ -1,0 +1,269 @@
+"""What gengpu reads from a pasted `kubectl describe node` is the node kubectl describes the same way.
+
+Every describe-node paste of the live corpus is read as `gengpu check --snapshot` reads it; each node it makes is
+created in a real API server (its status through the status subresource, as the kubelet sets it) and described by
+the real kubectl (bin/kubectl, k8s.io/kubernetes at the pinned version). The fields gengpu keeps, as the paste
+shows them, are the fields kubectl prints: the name, when it was created, each label, each taint in order, Unschedulable, each
+condition's type, status, reason and message, each Capacity and Allocatable quantity, the provider ID and the
+kubelet version. A field the paste does not show is not compared (kubectl prints every field; a paste is often a
+grep or a docs excerpt). Both texts go through the same small reader below, so neither side is read by gengpu.
+"""
+
+from __future__ import annotations
+
+import datetime
+import email.utils
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import apiserver
+
+CORPUS = Path(__file__).parent / "live-corpus"
+KUBECTL = apiserver.BIN / "kubectl"
+pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
+
+_KEY = re.compile(r"^([A-Z][A-Za-z ]*):(?:\s+(.*?))?\s*$")
+_ELISION = re.compile(r"^\s*(\.{2,}|…|\[(\.{3}|…)\])\s*$")
+_KEPT = ("Labels", "Taints", "Unschedulable", "Conditions", "Capacity", "Allocatable", "ProviderID",
+         "CreationTimestamp")
+
+
+def _pastes() -> list[Path]:
+    files = sorted((CORPUS / "states").glob("*.txt")) + sorted((CORPUS / "pastes").glob("describe-node-*.txt"))
+    return [f for f in files if re.search(r"^(Labels|Taints|Capacity|Allocatable|Conditions):", f.read_text(), re.M)]
+
+
+def _described(text: str) -> list[dict]:
+    """Each node of describe text: its name and, for each key of _KEPT it prints, what describe shows under it."""
+    nodes: list[dict] = []
+    lines = text.splitlines()
+    if not any(line.startswith("Name:") for line in lines):
+        lines = ["Name:"] + lines
+    key = None
+    for line in lines:
+        if _ELISION.match(line) and key in ("Capacity", "Allocatable"):
+            nodes[-1].setdefault("cut", set()).add(key)
+        if not line.strip() or _ELISION.match(line):
+            continue
+        top = _KEY.match(line)
+        if top and top.group(1) == "Name":
+            nodes.append({"Name": top.group(2) or ""})
+            key = None
+            continue
+        if top:
+            key = top.group(1)
+            if key in _KEPT:
+                nodes[-1][key] = [top.group(2)] if top.group(2) else []
+            continue
+        if line.strip().startswith("Kubelet Version:"):
+            nodes[-1]["Kubelet Version"] = line.partition(":")[2].strip()
+        elif key in _KEPT:
+            nodes[-1][key].append(line.strip())
+    return [_fields(node) for node in nodes]
+
+
+def _fields(node: dict) -> dict:
+    out = {"Name": node["Name"]}
+    for key, lines in node.items():
+        if key == "cut":
+            continue
+        lines = [line for line in lines if line != "<none>"] if isinstance(lines, list) else lines
+        if key in ("Labels", "Taints"):
+            out[key] = lines
+        elif key == "CreationTimestamp":  # the same instant (kubectl prints it in its own time zone)
+            out[key] = email.utils.parsedate_to_datetime(lines[0])
+        elif key in ("Unschedulable", "ProviderID", "Kubelet Version"):
+            out[key] = lines[0] if isinstance(lines, list) and lines else lines or ""
+        elif key in ("Capacity", "Allocatable"):
+            # (a quantity is one word: what follows is the paster's note)
+            out[key] = dict((name.strip(), value.split()[0]) for name, _, value in
+                            (line.partition(":") for line in lines) if value.strip())
+            if key in node.get("cut", ()) and not any(name.startswith("nvidia.com/") for name in out[key]):
+                # a section the paster cut that shows no GPU says nothing of the GPUs: gengpu leaves it out, so
+                # that its absent GPUs are not judged missing (kubectl prints no section for an empty map)
+                out[key] = None
+        elif key == "Conditions":
+            rows = [re.split(r"\s{2,}", line) for line in lines]
+            out[key] = [(cells[0], cells[1], tuple(cells[4:])) for cells in rows
+                        if cells[0] != "Type" and not set(cells[0]) <= set("-")]
+    return out
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if not KUBECTL.exists():
+        pytest.fail("bin/kubectl is missing: run scripts/install-tools kubectl")
+    server = apiserver.start(tmp_path_factory.mktemp("apiserver"))
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("paste", _pastes(), ids=lambda p: p.name)
+def test_a_pasted_node_is_the_node_kubectl_describes_as_pasted(server, paste):
+    from gengpu.live import snapshot
+
+    shown = _described(paste.read_text())
+    snap, findings = snapshot.load(paste.read_bytes(), paste.name)
+    nodes = [item.data for item in snap.nodes]
+    assert len(nodes) == len(shown)
+    client, api = server.client()
+    core = client.CoreV1Api(api)
+    for n, (node, want) in enumerate(zip(nodes, shown)):
+        name = node["metadata"]["name"] if want["Name"] else f"pasted-node-{n}"
+        body = {k: v for k, v in node.items() if k != "status"}
+        body["metadata"] = dict(node["metadata"], name=name)
+        try:
+            core.delete_node(name)
+        except client.exceptions.ApiException:
+            pass
+        core.create_node(body)
+        # (the API server's TaintNodesByCondition admission taints every new node not-ready: the taints are set
+        # again, as read, once the node exists)
+        core.patch_node(name, [{"op": "add", "path": "/spec/taints", "value": node.get("spec", {}).get("taints", [])}])
+        if node.get("status"):
+            core.patch_node_status(name, {"status": node["status"]})
+        printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
+                                  "describe", "node", name], capture_output=True, text=True, check=True).stdout
+        (got,) = _described(printed)
+        if not want["Name"]:
+            got["Name"] = ""
+        # the API server sets a new object's creation time itself: the time read is held to the paste's instant,
+        # written as the API writes it (RFC 3339, UTC)
+        if "CreationTimestamp" in want:
+            created = want.pop("CreationTimestamp").astimezone(datetime.timezone.utc)
+            assert node["metadata"]["creationTimestamp"] == created.strftime("%Y-%m-%dT%H:%M:%SZ")
+        assert {k: got.get(k) for k in want} == want
+
+
+# A described pod: what gengpu keeps of it, as `kubectl describe pod` prints it. The pod's Status is its first
+# word ("Terminating (lasts 2d)"), its Node the name before "/host IP"; a container's State and Last State are
+# the state's word and the Reason, Message, Exit Code and Signal lines under it; an event is its Type, Reason,
+# count ("(xN over ...)", else 1) and Message.
+def _described_pods(text: str) -> list[dict]:
+    pods: list[dict] = []
+    lines = text.splitlines()
+    if not any(line.startswith("Name:") for line in lines):
+        lines = ["Name:"] + lines
+    section = state = amounts = None
+    container: dict | None = None
+    for line in lines:
+        if not line.strip() or _ELISION.match(line):
+            continue
+        top = _KEY.match(line)
+        if top:
+            section, value = top.group(1), top.group(2) or ""
+            if section == "Name":
+                pods.append({"Name": value, "containers": {}})
+            elif section in ("Namespace", "Reason") or section == "Status" and "Status" not in pods[-1]:
+                pods[-1][section] = value.split()[0] if section == "Status" else value
+            elif section == "Node":
+                pods[-1]["Node"] = value.split("/")[0]
+            elif section == "Events":
+                pods[-1]["Events"] = []
+            continue
+        if section in ("Containers", "Init Containers"):
+            entry = re.match(r"^  (\S[^:]*):\s*$", line)
+            field = re.match(r"^    (\S[^:]*):\s*(.*?)\s*$", line)
+            sub = re.match(r"^      (\S[^:]*):\s*(.*?)\s*$", line)
+            if entry:
+                container = pods[-1]["containers"][f"{section}/{entry.group(1)}"] = {}
+                state = amounts = None
+            elif field and container is not None:
+                name, value = field.groups()
+                state = name if name in ("State", "Last State") else None
+                amounts = name if name in ("Limits", "Requests") and not value else None
+                if state:
+                    container[name] = [value]
+                elif amounts:
+                    container[name] = {}
+                elif name in ("Image", "Ready", "Restart Count"):
+                    container[name] = value
+            elif sub and container is not None:
+                if state and sub.group(1) in ("Reason", "Message", "Exit Code", "Signal"):
+                    container[state].append(f"{sub.group(1)}: {sub.group(2)}")
+                elif amounts:
+                    container[amounts][sub.group(1)] = sub.group(2)
+        elif section == "Events":
+            cells = re.split(r"\s{2,}", line.strip())
+            if cells[0] in ("Warning", "Normal") and len(cells) >= 5:
+                count = re.search(r"\(x(\d+) over", cells[2])
+                pods[-1]["Events"].append((cells[0], cells[1], int(count.group(1)) if count else 1,
+                                           "  ".join(cells[4:])))
+    return pods
+
+
+def _pod_pastes() -> list[Path]:
+    # (a paste cut to its header and Events shows no pod: gengpu reads its events alone, tests/test_pasted_tables.py)
+    return [f for f in sorted((CORPUS / "pastes").glob("describe-pod-*.txt"))
+            if re.search(r"^(Init )?Containers:", f.read_text(), re.M)]
+
+
+@pytest.mark.parametrize("paste", _pod_pastes(), ids=lambda p: p.name)
+def test_a_pasted_pod_is_the_pod_kubectl_describes_as_pasted(server, paste):
+    """Each pod of every describe-pod paste, created in the API server as gengpu read it (its status through the
+    status subresource, its events as Events about it, a Terminating pod deleted under a finalizer) and described
+    by kubectl: the name, namespace, node, status, reason, each container's image, state, last state, readiness,
+    restarts, limits and requests, and each event, as the paste shows them."""
+    import json
+
+    from gengpu.live import snapshot
+
+    shown = _described_pods(paste.read_text())
+    snap, _ = snapshot.load(paste.read_bytes(), paste.name)
+    pods = [item.data for item in snap.pods]
+    assert len(pods) == len(shown)
+    client, api = server.client()
+    core = client.CoreV1Api(api)
+    for n, (pod, want) in enumerate(zip(pods, shown)):
+        pod = json.loads(json.dumps(pod))
+        ns = pod["metadata"].get("namespace") or "pasted"
+        name = pod["metadata"]["name"] if want["Name"] else "pasted-pod"
+        try:
+            core.create_namespace({"metadata": {"name": ns}})
+        except client.exceptions.ApiException as exc:
+            assert exc.status == 409
+        core.delete_collection_namespaced_pod(ns, grace_period_seconds=0)
+        core.delete_collection_namespaced_event(ns)
+        for group, key in (("containers", "containerStatuses"), ("initContainers", "initContainerStatuses")):
+            images = {c["name"]: c.setdefault("image", "busybox") for c in pod["spec"].get(group, [])}
+            for status in pod["status"].get(key, []):
+                status.update(image=images.get(status["name"], "busybox"), imageID="")
+        if not pod["spec"].get("containers"):  # a paste cut inside its init containers: the pod needs one
+            pod["spec"]["containers"] = [{"name": "cut-from-the-paste", "image": "busybox"}]
+        held = "deletionTimestamp" in pod["metadata"]
+        meta = {"name": name, "namespace": ns, **({"finalizers": ["gengpu.test/hold"]} if held else {})}
+        created = core.create_namespaced_pod(ns, {"metadata": meta, "spec": pod["spec"]})
+        status = dict(pod["status"], phase="Running") if held else pod["status"]
+        core.patch_namespaced_pod_status(name, ns, {"status": status})
+        events = [item.data for item in snap.events
+                  if item.data["involvedObject"].get("name") == pod["metadata"]["name"]]
+        for k, event in enumerate(events):
+            core.create_namespaced_event(ns, {
+                "metadata": {"name": f"{name}.{k}", "namespace": ns},
+                "involvedObject": {"kind": "Pod", "name": name, "namespace": ns, "uid": created.metadata.uid},
+                "type": event["type"], "reason": event["reason"], "message": event["message"],
+                "count": event.get("count", 1), "source": {"component": "kubelet"},
+                "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": f"2026-01-01T00:{k // 60:02}:{k % 60:02}Z"})
+        try:
+            if held:
+                core.delete_namespaced_pod(name, ns)
+            printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
+                                      "describe", "pod", "-n", ns, name],
+                                     capture_output=True, text=True, check=True).stdout
+        finally:
+            if held:
+                core.patch_namespaced_pod(name, ns, {"metadata": {"finalizers": None}})
+        (got,) = _described_pods(printed)
+        if not want["Name"]:
+            got["Name"] = ""
+        got["containers"] = {c: {k: got["containers"].get(c, {}).get(k) for k in fields}
+                             for c, fields in want["containers"].items()}
+        for c, fields in want["containers"].items():
+            if "Ready" not in fields:  # kubectl prints Ready after the states: a paste without it was cut inside
+                for k in ("State", "Last State"):
+                    if k in fields and got["containers"][c][k]:
+                        got["containers"][c][k] = got["containers"][c][k][:len(fields[k])]
+        assert {k: got.get(k) for k in want} == want

@@ -78,7 +78,8 @@ class ApiServer:
             log.close()
 
 
-def start(work: Path) -> ApiServer:
+def start(work: Path, apis: str = "resource.k8s.io/v1=true", gates: str = "") -> ApiServer:
+    """apis: --runtime-config (the API versions served beside the default ones), gates: --feature-gates."""
     work.mkdir(parents=True, exist_ok=True)
     etcd_port, peer_port, api_port = _port(), _port(), _port()
     etcd_log = work / "etcd.log"
@@ -112,7 +113,7 @@ def start(work: Path) -> ApiServer:
              "--authorization-mode=RBAC", "--service-cluster-ip-range=10.0.0.0/24", "--allow-privileged=true",
              f"--service-account-key-file={key}", f"--service-account-signing-key-file={key}",
              "--service-account-issuer=https://kubernetes.default.svc", "--disable-admission-plugins=ServiceAccount",
-             "--runtime-config=resource.k8s.io/v1=true"],
+             f"--runtime-config={apis}", *([f"--feature-gates={gates}"] if gates else [])],
             stdout=logs[1], stderr=subprocess.STDOUT)
         procs.append(api)
         url = f"https://127.0.0.1:{api_port}"

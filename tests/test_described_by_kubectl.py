@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import datetime
 import email.utils
+import gzip
+import json
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 import apiserver
 
 CORPUS = Path(__file__).parent / "live-corpus"
+REPO = apiserver.REPO
 KUBECTL = apiserver.BIN / "kubectl"
 pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
 
@@ -96,7 +100,13 @@ def _fields(node: dict) -> dict:
 def server(tmp_path_factory):
     if not KUBECTL.exists():
         pytest.fail("bin/kubectl is missing: run scripts/install-tools kubectl")
-    server = apiserver.start(tmp_path_factory.mktemp("apiserver"))
+    # (DeviceTaintRule is served as resource.k8s.io/v1alpha3 behind its feature gate in Kubernetes 1.34)
+    server = apiserver.start(tmp_path_factory.mktemp("apiserver"), apis="resource.k8s.io/v1=true,"
+                             "resource.k8s.io/v1alpha3=true", gates="DRADeviceTaints=true")
+    client, api = server.client()
+    raw = (REPO / "schemas" / "upstream" / "NVIDIA" / "k8s-dra-driver-gpu" / "deployments" / "helm" /
+           "dra-driver-nvidia-gpu" / "crds" / "resource.nvidia.com_computedomains.yaml.gz").read_bytes()
+    client.ApiextensionsV1Api(api).create_custom_resource_definition(yaml.safe_load(gzip.decompress(raw)))
     yield server
     server.stop()
 
@@ -207,8 +217,6 @@ def test_a_pasted_pod_is_the_pod_kubectl_describes_as_pasted(server, paste):
     status subresource, its events as Events about it, a Terminating pod deleted under a finalizer) and described
     by kubectl: the name, namespace, node, status, reason, each container's image, state, last state, readiness,
     restarts, limits and requests, and each event, as the paste shows them."""
-    import json
-
     from gengpu.live import snapshot
 
     shown = _described_pods(paste.read_text())
@@ -267,3 +275,62 @@ def test_a_pasted_pod_is_the_pod_kubectl_describes_as_pasted(server, paste):
                     if k in fields and got["containers"][c][k]:
                         got["containers"][c][k] = got["containers"][c][k][:len(fields[k])]
         assert {k: got.get(k) for k in want} == want
+
+
+# Custom resources the GPU stack's checks read, written from their CRDs' fields (NVIDIA/k8s-dra-driver-gpu's
+# computedomains CRD under schemas/upstream; Kubernetes' resource.k8s.io/v1alpha3 DeviceTaintRule), with the values
+# of the pastes in tests/live-corpus/states (dra-driver-1050-computedomain-notready.txt,
+# docs-kubernetes-devicetaintrule-noexecute.txt): two nodes, one node (kubectl prints a list of one mapping as that
+# mapping's fields), a domain Ready, a rule with a condition.
+_DOMAIN_SPEC = {"numNodes": 2, "channel": {"resourceClaimTemplate": {"name": "imex-channel-0"},
+                                           "allocationMode": "Single"}}
+_NODE = {"cliqueID": "9f410827-489f-46fd-8203-51266ca08eb7.32766", "index": 0, "ipAddress": "10.42.3.138",
+         "name": "cluster1-mgx-00011", "status": "NotReady"}
+_CUSTOM = [
+    ("computedomains", {"apiVersion": "resource.nvidia.com/v1beta1", "kind": "ComputeDomain",
+                        "metadata": {"name": "two-nodes", "namespace": "default"}, "spec": _DOMAIN_SPEC,
+                        "status": {"nodes": [_NODE, dict(_NODE, index=1, ipAddress="10.42.1.100",
+                                                         name="cluster1-mgx-00017")], "status": "NotReady"}}),
+    ("computedomains", {"apiVersion": "resource.nvidia.com/v1beta1", "kind": "ComputeDomain",
+                        "metadata": {"name": "one-node", "namespace": "imex"}, "spec": dict(_DOMAIN_SPEC, numNodes=1),
+                        "status": {"nodes": [dict(_NODE, status="Ready")], "status": "Ready"}}),
+    ("devicetaintrules", {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule",
+                          "metadata": {"name": "example"},
+                          "spec": {"deviceSelector": {"driver": "dra.example.com"},
+                                   "taint": {"effect": "NoExecute", "key": "dra.example.com/unhealthy",
+                                             "timeAdded": "2025-11-05T18:15:37Z", "value": "Broken"}}}),
+]
+
+
+@pytest.mark.parametrize("kind, obj", _CUSTOM, ids=[o["metadata"]["name"] for _, o in _CUSTOM])
+def test_a_custom_resource_kubectl_describes_is_read_back_whole(server, kind, obj):
+    """A ComputeDomain or DeviceTaintRule created in the API server (its status through the status subresource) and
+    described by kubectl is read by `gengpu check --snapshot` as the object it is: its name, namespace, spec and
+    status, field for field (a ComputeDomain's nodes a list however many there are)."""
+    from gengpu.live import snapshot
+
+    client, api = server.client()
+    custom = client.CustomObjectsApi(api)
+    group, version = obj["apiVersion"].split("/")
+    meta = obj["metadata"]
+    body = {k: v for k, v in obj.items() if k != "status"}
+    if "namespace" in meta:
+        try:
+            client.CoreV1Api(api).create_namespace({"metadata": {"name": meta["namespace"]}})
+        except client.exceptions.ApiException as exc:
+            assert exc.status == 409
+        custom.create_namespaced_custom_object(group, version, meta["namespace"], kind, body)
+        custom.patch_namespaced_custom_object_status(group, version, meta["namespace"], kind, meta["name"],
+                                                     {"status": obj["status"]})
+    else:
+        custom.create_cluster_custom_object(group, version, kind, body)
+    where = ["-n", meta["namespace"]] if "namespace" in meta else []
+    printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
+                              "describe", kind, meta["name"], *where], capture_output=True, text=True,
+                             check=True).stdout
+    snap, findings = snapshot.load(printed.encode(), "described.txt")
+    (read,) = [item.data for item in getattr(snap, kind)]
+    assert findings == []
+    assert (read["apiVersion"], read["kind"], read["metadata"]) == (obj["apiVersion"], obj["kind"], meta)
+    assert read["spec"] == obj["spec"]
+    assert read.get("status") == obj.get("status")

@@ -334,3 +334,122 @@ def test_a_custom_resource_kubectl_describes_is_read_back_whole(server, kind, ob
     assert (read["apiVersion"], read["kind"], read["metadata"]) == (obj["apiVersion"], obj["kind"], meta)
     assert read["spec"] == obj["spec"]
     assert read.get("status") == obj.get("status")
+
+
+# Pods in states no paste of the corpus shows whole, written as the kubelet and the scheduler set them: a GPU pod
+# that cannot be scheduled, NVIDIA's device plugin restarted after an error beside its completed init container
+# (controlled by its DaemonSet), an evicted pod whose container was OOM-killed by signal 9, a container
+# crash-looping with the back-off's message. Each has the events describe prints under it.
+_TERMINATED = {"exitCode": 1, "reason": "Error", "message": "nvml: Driver/library version mismatch",
+               "startedAt": "2026-01-01T00:00:00Z", "finishedAt": "2026-01-01T00:00:05Z"}
+_GPU = {"limits": {"nvidia.com/gpu": "2"}, "requests": {"nvidia.com/gpu": "2", "cpu": "500m"}}
+_UNSEEN_PODS = [
+    ({"metadata": {"name": "train-0"},
+      "spec": {"containers": [{"name": "train", "image": "nvcr.io/nvidia/pytorch:25.01-py3", "resources": _GPU}]},
+      "status": {"phase": "Pending"}},
+     [("Warning", "FailedScheduling", "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.", 4)]),
+    ({"metadata": {"name": "nvidia-device-plugin-daemonset-x7k2p",
+                   "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "controller": True,
+                                        "name": "nvidia-device-plugin-daemonset", "uid": "0" * 8 + "-0000-0000-0000-"
+                                        + "0" * 12}]},
+      "spec": {"nodeName": "gpu-node-1",
+               "initContainers": [{"name": "toolkit-validation", "image": "nvcr.io/nvidia/gpu-operator:v25.10.0"}],
+               "containers": [{"name": "nvidia-device-plugin", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.18.0"}]},
+      "status": {"phase": "Running",
+                 "initContainerStatuses": [{"name": "toolkit-validation", "ready": True, "restartCount": 0,
+                                            "state": {"terminated": {"exitCode": 0, "reason": "Completed",
+                                                                     "startedAt": "2026-01-01T00:00:00Z",
+                                                                     "finishedAt": "2026-01-01T00:00:01Z"}}}],
+                 "containerStatuses": [{"name": "nvidia-device-plugin", "ready": True, "restartCount": 2,
+                                        "state": {"running": {"startedAt": "2026-01-01T00:01:00Z"}},
+                                        "lastState": {"terminated": _TERMINATED}}]}},
+     [("Normal", "Pulled", 'Container image "nvcr.io/nvidia/k8s-device-plugin:v0.18.0" already present on machine',
+       3), ("Warning", "BackOff", "Back-off restarting failed container nvidia-device-plugin", 1)]),
+    ({"metadata": {"name": "infer-7d9f"},
+      "spec": {"nodeName": "gpu-node-2",
+               "containers": [{"name": "triton", "image": "nvcr.io/nvidia/tritonserver:25.01-py3",
+                               "resources": {"limits": {"nvidia.com/gpu": "1", "memory": "8Gi"}}}]},
+      "status": {"phase": "Failed", "reason": "Evicted",
+                 "message": "The node was low on resource: memory.",
+                 "containerStatuses": [{"name": "triton", "ready": False, "restartCount": 0,
+                                        "state": {"terminated": {"exitCode": 137, "signal": 9, "reason": "OOMKilled",
+                                                                 "startedAt": "2026-01-01T00:00:00Z",
+                                                                 "finishedAt": "2026-01-01T01:00:00Z"}}}]}},
+     [("Warning", "Evicted", "The node was low on resource: memory.", 1)]),
+    ({"metadata": {"name": "dcgm-exporter-5xq9w"},
+      "spec": {"nodeName": "gpu-node-1",
+               "containers": [{"name": "dcgm-exporter", "image": "nvcr.io/nvidia/k8s/dcgm-exporter:4.2.3-4.1.3"}]},
+      "status": {"phase": "Running",
+                 "containerStatuses": [{"name": "dcgm-exporter", "ready": False, "restartCount": 14,
+                                        "state": {"waiting": {"reason": "CrashLoopBackOff", "message":
+                                                              "back-off 5m0s restarting failed container="
+                                                              "dcgm-exporter pod=dcgm-exporter-5xq9w"}},
+                                        "lastState": {"terminated": dict(_TERMINATED, exitCode=255)}}]}},
+     []),
+]
+
+
+def _kept(pod: dict) -> dict:
+    """What gengpu keeps of a pod (live/described.py), from the API's own object."""
+    meta = pod["metadata"]
+    owners = [{"kind": o["kind"], "name": o["name"]} for o in meta.get("ownerReferences", []) if o.get("controller")]
+    spec: dict = {group: [{"name": c["name"], "image": c["image"],
+                           **({"resources": c["resources"]} if c.get("resources") else {})} for c in pod["spec"][group]]
+                  for group in ("initContainers", "containers") if pod["spec"].get(group)}
+    if pod["spec"].get("nodeName"):
+        spec["nodeName"] = pod["spec"]["nodeName"]
+
+    def state(of: dict) -> dict:  # (describe prints a waiting state's reason, not its message)
+        return {word: {k: v for k, v in detail.items() if (v or k == "exitCode") and k in
+                       (("reason",) if word == "waiting" else ("reason", "message", "exitCode", "signal"))}
+                for word, detail in of.items()}
+
+    status = {"phase": pod["status"]["phase"], **({"reason": pod["status"]["reason"]}
+                                                    if pod["status"].get("reason") else {})}
+    for key in ("initContainerStatuses", "containerStatuses"):
+        if pod["status"].get(key):
+            status[key] = [{"name": s["name"], "ready": s["ready"], "restartCount": s["restartCount"],
+                            "state": state(s["state"]),
+                            **({"lastState": state(s["lastState"])} if s.get("lastState") else {})}
+                           for s in pod["status"][key]]
+    return {"metadata": {"name": meta["name"], "namespace": meta["namespace"],
+                         **({"ownerReferences": owners} if owners else {})}, "spec": spec, "status": status}
+
+
+@pytest.mark.parametrize("pod, events", _UNSEEN_PODS, ids=[p["metadata"]["name"] for p, _ in _UNSEEN_PODS])
+def test_a_pod_kubectl_describes_is_read_back_as_the_pod_it_is(server, pod, events):
+    """A pod in a state no paste shows whole, created in the API server with its events and described by kubectl,
+    is read by `gengpu check --snapshot` as that pod: its owner, node, phase and reason, each container's image,
+    limits and requests, and each container status's readiness, restarts, state and last state (reason, message,
+    exit code, signal); and its events with their type, reason, message and count."""
+    from gengpu.live import snapshot
+
+    client, api = server.client()
+    core = client.CoreV1Api(api)
+    ns = "unseen-pods"
+    try:
+        core.create_namespace({"metadata": {"name": ns}})
+    except client.exceptions.ApiException as exc:
+        assert exc.status == 409
+    name = pod["metadata"]["name"]
+    created = core.create_namespaced_pod(ns, {"metadata": dict(pod["metadata"], namespace=ns), "spec": pod["spec"]})
+    status = json.loads(json.dumps(pod["status"]))
+    for key, group in (("containerStatuses", "containers"), ("initContainerStatuses", "initContainers")):
+        images = {c["name"]: c["image"] for c in pod["spec"].get(group, [])}
+        for s in status.get(key, []):
+            s.update(image=images[s["name"]], imageID="")
+    core.patch_namespaced_pod_status(name, ns, {"status": status})
+    for k, (type_, reason, message, count) in enumerate(events):
+        core.create_namespaced_event(ns, {
+            "metadata": {"name": f"{name}.{k}", "namespace": ns},
+            "involvedObject": {"kind": "Pod", "name": name, "namespace": ns, "uid": created.metadata.uid},
+            "type": type_, "reason": reason, "message": message, "count": count, "source": {"component": "kubelet"},
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": f"2026-01-01T00:00:{k:02}Z"})
+    stored = json.loads(core.read_namespaced_pod(name, ns, _preload_content=False).read())
+    printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
+                              "describe", "pod", "-n", ns, name], capture_output=True, text=True, check=True).stdout
+    snap, findings = snapshot.load(printed.encode(), "described.txt")
+    (read,) = [item.data for item in snap.pods]
+    assert {k: read[k] for k in ("metadata", "spec", "status")} == _kept(stored)
+    assert [(e.data["involvedObject"], e.data["type"], e.data["reason"], e.data["message"], e.data.get("count", 1))
+            for e in snap.events] == [({"kind": "Pod", "name": name, "namespace": ns}, *event) for event in events]

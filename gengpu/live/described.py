@@ -90,6 +90,7 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
         state_key = amounts = ""
         events: list[dict] = []
         header = ""
+        shown: set[int] = set()  # the containers describe printed a status for (a pod not yet scheduled has none)
         for k, line in enumerate(block):
             used[start + k] = True
             m = _TOP.match(line)
@@ -115,6 +116,8 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
                     continue
                 if field:
                     name, value = field.group(1), field.group(2).strip()
+                    if name in ("State", "Last State", "Ready", "Restart Count"):
+                        shown.add(id(current))
                     # a container's Limits and Requests, one resource a line below them (a pending pod's GPUs)
                     amounts = name.lower() if name in ("Limits", "Requests") and not value else ""
                     if name == "State":
@@ -172,7 +175,8 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
                         **({"nodeName": node} if node and node != "<none>" else {})},
                "status": {"phase": top.get("Status", "").split()[0] if top.get("Status") else "Pending",
                           **({"reason": top["Reason"]} if top.get("Reason") else {}),
-                          **{k: v for k, v in statuses.items() if v}}}
+                          **{k: kept for k, v in statuses.items()
+                             for kept in [[s for s in v if id(s) in shown]] if kept}}}
         doc.places[("items", len(objects))] = (start + 1, 1)
         objects.append(obj)
         for line_no, row, count in events:

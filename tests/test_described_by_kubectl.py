@@ -453,3 +453,78 @@ def test_a_pod_kubectl_describes_is_read_back_as_the_pod_it_is(server, pod, even
     assert {k: read[k] for k in ("metadata", "spec", "status")} == _kept(stored)
     assert [(e.data["involvedObject"], e.data["type"], e.data["reason"], e.data["message"], e.data.get("count", 1))
             for e in snap.events] == [({"kind": "Pod", "name": name, "namespace": ns}, *event) for event in events]
+
+
+# Nodes in states no paste shows whole: cordoned, with a provider ID, taints with and without a value, a condition
+# with its reason and message, the kubelet's version, MIG resources beside whole GPUs; and a node with nothing but
+# its name.
+_UNSEEN_NODES = [
+    {"metadata": {"name": "gpu-node-7", "labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+                                                   "nvidia.com/mig.config": "all-balanced",
+                                                   "node.kubernetes.io/instance-type": "p5.48xlarge"}},
+     "spec": {"unschedulable": True, "providerID": "aws:///us-east-1a/i-0123456789abcdef0",
+              "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+                         {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]},
+     "status": {"capacity": {"cpu": "192", "memory": "2097152Ki", "nvidia.com/gpu": "4",
+                             "nvidia.com/mig-1g.10gb": "4", "nvidia.com/mig-3g.40gb": "2"},
+                "allocatable": {"cpu": "191450m", "memory": "2046000Ki", "nvidia.com/gpu": "4",
+                                "nvidia.com/mig-1g.10gb": "4", "nvidia.com/mig-3g.40gb": "2"},
+                "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                "message": "kubelet is posting ready status"},
+                               {"type": "XidCriticalError", "status": "True", "reason": "Xid79",
+                                "message": "GPU has fallen off the bus"}],
+                "nodeInfo": {"kubeletVersion": "v1.33.5-eks-113cf36"}}},
+    {"metadata": {"name": "bare-node"}},
+]
+
+
+def _pruned(value):
+    """Without empty mappings and lists (the API leaves an empty field out; describe prints <none>)."""
+    if isinstance(value, dict):
+        value = {k: _pruned(v) for k, v in value.items()}
+        return {k: v for k, v in value.items() if v not in ({}, [], None)}
+    if isinstance(value, list):
+        return [_pruned(v) for v in value]
+    return value
+
+
+def _kept_node(node: dict) -> dict:
+    """What gengpu keeps of a node (live/pasted.py), from the API's own object."""
+    spec, status = node.get("spec", {}), node.get("status", {})
+    return _pruned({
+        "metadata": {"name": node["metadata"]["name"], "labels": node["metadata"].get("labels"),
+                     "creationTimestamp": node["metadata"]["creationTimestamp"]},
+        # (describe prints taints sorted by effect, then key: kubectl pkg/describe printTaintsMultilineWithIndent)
+        "spec": {"taints": sorted(spec.get("taints", []), key=lambda t: (t["effect"], t["key"])),
+                 "unschedulable": spec.get("unschedulable"),
+                 "providerID": spec.get("providerID")},
+        "status": {"capacity": status.get("capacity"), "allocatable": status.get("allocatable"),
+                   "conditions": [{k: c[k] for k in ("type", "status", "reason", "message") if c.get(k)}
+                                  for c in status.get("conditions", [])],
+                   "nodeInfo": {"kubeletVersion": status.get("nodeInfo", {}).get("kubeletVersion")}}})
+
+
+@pytest.mark.parametrize("node", _UNSEEN_NODES, ids=[n["metadata"]["name"] for n in _UNSEEN_NODES])
+def test_a_node_kubectl_describes_is_read_back_as_the_node_it_is(server, node):
+    """A node created in the API server (its status as the kubelet sets it) and described by kubectl is read by
+    `gengpu check --snapshot` as that node: its name, creation time, labels, taints, whether it is cordoned, its
+    provider ID, capacity, allocatable, conditions and kubelet version."""
+    from gengpu.live import snapshot
+
+    client, api = server.client()
+    core = client.CoreV1Api(api)
+    name = node["metadata"]["name"]
+    try:
+        core.delete_node(name)
+    except client.exceptions.ApiException:
+        pass
+    core.create_node({k: v for k, v in node.items() if k != "status"})
+    core.patch_node(name, [{"op": "add", "path": "/spec/taints", "value": node.get("spec", {}).get("taints", [])}])
+    if node.get("status"):
+        core.patch_node_status(name, {"status": node["status"]})
+    stored = json.loads(core.read_node(name, _preload_content=False).read())
+    printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
+                              "describe", "node", name], capture_output=True, text=True, check=True).stdout
+    snap, findings = snapshot.load(printed.encode(), "described.txt")
+    (read,) = [item.data for item in snap.nodes]
+    assert _pruned({k: read.get(k, {}) for k in ("metadata", "spec", "status")}) == _kept_node(stored)

@@ -201,3 +201,40 @@ def test_time_slicing_replicas_at_each_bound(figures, replicas):
     the same headroom) each allow, the smaller, at most 8 and at least 1; a GPU that used no memory or was never
     busy is limited by the other figure alone, not divided by zero."""
     assert sizing._replicas([_device(**figures)], 40960.0, 0.2) == replicas
+
+
+def _pool(instance: str, region: str, gpus: int, gpu: str, types: list[str]):
+    from gengpu.model import build_profile
+
+    profile = build_profile({
+        "apiVersion": "gengpu.dev/v1alpha1", "kind": "GPUProfile", "metadata": {"name": "p"},
+        "spec": {"platform": "eks", "region": region, "kubernetesVersion": "1.33", "operator": {"version": "v26.7.0"},
+                 "nodePools": [{"name": "gpu", "gpu": gpu, "gpusPerNode": gpus, "instanceTypes": [instance],
+                                "capacityTypes": types, "provisioner": "karpenter", "limits": {"gpus": 16}}]}},
+        "p.yaml")
+    return profile, profile.node_pools[0]
+
+
+# gengpu/data/prices.yaml, as its sources give them: p5.4xlarge (1 H100) in us-east-1 has an on-demand price ($6.88)
+# and no spot price; p5e.48xlarge (8 H200) in us-west-2 a spot price ($19.5387) and no on-demand price.
+@pytest.mark.parametrize("instance, region, gpus, gpu, types, said, price, basis", [
+    # the nodes say spot, and there is no spot price: the pool is priced as its types say
+    ("p5.4xlarge", "us-east-1", 1, "H100-80GB", ["spot", "on-demand"], {"a": True, "b": False}, 6.88, "on-demand"),
+    ("p5.4xlarge", "us-east-1", 1, "H100-80GB", ["spot", "on-demand"], {"a": True, "b": True}, 6.88, "on-demand"),
+    ("p5.4xlarge", "us-east-1", 1, "H100-80GB", ["spot"], {"a": True}, None, "spot"),
+    # all spot, and no on-demand price: the spot price alone
+    ("p5e.48xlarge", "us-west-2", 8, "H200-141GB", ["spot", "on-demand"], {"a": True, "b": True}, 19.5387 / 8,
+     "2 of 2 node(s) spot"),
+    # half spot, and no on-demand price for the other half: the pool cannot be priced at what its nodes ran
+    ("p5e.48xlarge", "us-west-2", 8, "H200-141GB", ["spot", "on-demand"], {"a": True, "b": False}, None,
+     "on-demand"),
+    ("p5e.48xlarge", "us-west-2", 8, "H200-141GB", ["spot"], {"a": True, "b": False}, 19.5387 / 8, "spot"),
+    # nodes that say nothing, or all on-demand: the pool's types
+    ("p5e.48xlarge", "us-west-2", 8, "H200-141GB", ["spot"], {"a": None}, 19.5387 / 8, "spot"),
+    ("p5.4xlarge", "us-east-1", 1, "H100-80GB", ["on-demand"], {"a": False, "b": None}, 6.88, "on-demand"),
+])
+def test_a_pool_whose_price_table_lacks_spot_or_on_demand(instance, region, gpus, gpu, types, said, price, basis):
+    profile, pool = _pool(instance, region, gpus, gpu, types)
+    got, why = sizing._price(profile, pool, said)
+    assert why == basis
+    assert got == pytest.approx(price) if price is not None else got is None

@@ -1,12 +1,17 @@
-"""What gengpu reads from a pasted `kubectl describe node` is the node kubectl describes the same way.
+"""What gengpu reads from `kubectl describe` text is what the real kubectl prints (bin/kubectl, k8s.io/kubernetes at
+the pinned version), against a real API server.
 
-Every describe-node paste of the live corpus is read as `gengpu check --snapshot` reads it; each node it makes is
-created in a real API server (its status through the status subresource, as the kubelet sets it) and described by
-the real kubectl (bin/kubectl, k8s.io/kubernetes at the pinned version). The fields gengpu keeps, as the paste
-shows them, are the fields kubectl prints: the name, when it was created, each label, each taint in order, Unschedulable, each
-condition's type, status, reason and message, each Capacity and Allocatable quantity, the provider ID and the
-kubelet version. A field the paste does not show is not compared (kubectl prints every field; a paste is often a
-grep or a docs excerpt). Both texts go through the same small reader below, so neither side is read by gengpu.
+Pastes to kubectl: every describe-node and describe-pod paste of the live corpus is read as `gengpu check --snapshot`
+reads it; each node and pod it makes is created in the API server (its status through the status subresource, as
+the kubelet sets it; a pod's events as Events about it) and described by kubectl. The fields gengpu keeps, as the
+paste shows them, are the fields kubectl prints: a node's name, creation time, labels, taints, Unschedulable,
+conditions (type, status, reason, message), Capacity and Allocatable, provider ID and kubelet version; a pod's name,
+namespace, node, status, reason, each container's image, state, last state, readiness, restarts, limits and requests,
+and its events. A field the paste does not show is not compared (kubectl prints every field; a paste is often a grep
+or a docs excerpt). Both texts go through the same small readers below, so neither side is read by gengpu.
+
+kubectl to gengpu: nodes, pods, DaemonSets, ComputeDomains and DeviceTaintRules in states no paste shows whole are
+created in the API server, described by kubectl, and read back by gengpu field for field.
 """
 
 from __future__ import annotations
@@ -528,3 +533,130 @@ def test_a_node_kubectl_describes_is_read_back_as_the_node_it_is(server, node):
     snap, findings = snapshot.load(printed.encode(), "described.txt")
     (read,) = [item.data for item in snap.nodes]
     assert _pruned({k: read.get(k, {}) for k in ("metadata", "spec", "status")}) == _kept_node(stored)
+
+
+# DaemonSets of NVIDIA's GPU stack as the operator writes them: one its node selector keeps off every node (DESIRED
+# 0: the operator's gpu.deploy label missing), one under a name a team chose (told by its image) with an init
+# container, a warning event and no node selector, and one half available.
+def _daemonset(name: str, selector: dict, containers: list, init: list = (), **status) -> dict:
+    labels = {"app": name}
+    return {"metadata": {"name": name, "namespace": "gpu-operator"},
+            "spec": {"selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {**({"nodeSelector": selector} if selector else {}),
+                                           **({"initContainers": [{"name": n, "image": i} for n, i in init]}
+                                              if init else {}),
+                                           "containers": [{"name": n, "image": i} for n, i in containers]}}},
+            "status": {"numberReady": 0, **status}}
+
+
+_UNSEEN_DAEMONSETS = [
+    (_daemonset("nvidia-device-plugin-daemonset", {"nvidia.com/gpu.deploy.device-plugin": "true",
+                                                   "nvidia.com/gpu.present": "true"},
+                [("nvidia-device-plugin", "nvcr.io/nvidia/k8s-device-plugin:v0.18.0")],
+                desiredNumberScheduled=0, currentNumberScheduled=0, numberMisscheduled=0), []),
+    (_daemonset("team-gpu-plugin", {}, [("plugin", "nvcr.io/nvidia/k8s-device-plugin:v0.17.1")],
+                [("wait-for-driver", "nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.10.0")],
+                desiredNumberScheduled=2, currentNumberScheduled=2, numberMisscheduled=0, updatedNumberScheduled=1,
+                numberAvailable=1),
+     [("Warning", "FailedCreate", 'Error creating: pods "team-gpu-plugin-" is forbidden: exceeded quota', 6)]),
+    (_daemonset("nvidia-dcgm-exporter", {"nvidia.com/gpu.deploy.dcgm-exporter": "true"},
+                [("nvidia-dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter:4.2.3-4.1.3-ubuntu22.04")],
+                desiredNumberScheduled=4, currentNumberScheduled=4, numberMisscheduled=1, updatedNumberScheduled=4,
+                numberAvailable=2), []),
+]
+
+
+@pytest.mark.parametrize("ds, events", _UNSEEN_DAEMONSETS, ids=[d["metadata"]["name"] for d, _ in _UNSEEN_DAEMONSETS])
+def test_a_daemonset_kubectl_describes_is_read_back_as_the_daemonset_it_is(server, ds, events):
+    """A DaemonSet created in the API server (its status through the status subresource) and described by kubectl
+    is read by `gengpu check --snapshot` as that DaemonSet: its name, namespace, node selector, the five counts
+    describe prints (desired, current, up to date, available, misscheduled; describe prints no ready count), its
+    template's containers and images, and its events."""
+    from gengpu.live import snapshot
+
+    client, api = server.client()
+    apps = client.AppsV1Api(api)
+    try:
+        client.CoreV1Api(api).create_namespace({"metadata": {"name": "gpu-operator"}})
+    except client.exceptions.ApiException as exc:
+        assert exc.status == 409
+    name = ds["metadata"]["name"]
+    created = apps.create_namespaced_daemon_set("gpu-operator", {k: v for k, v in ds.items() if k != "status"})
+    apps.patch_namespaced_daemon_set_status(name, "gpu-operator", {"status": ds["status"]})
+    core = client.CoreV1Api(api)
+    for k, (type_, reason, message, count) in enumerate(events):
+        core.create_namespaced_event("gpu-operator", {
+            "metadata": {"name": f"{name}.{k}", "namespace": "gpu-operator"},
+            "involvedObject": {"kind": "DaemonSet", "name": name, "namespace": "gpu-operator",
+                               "uid": created.metadata.uid, "apiVersion": "apps/v1"},
+            "type": type_, "reason": reason, "message": message, "count": count,
+            "source": {"component": "daemonset-controller"},
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": f"2026-01-01T00:00:{k:02}Z"})
+    stored = json.loads(apps.read_namespaced_daemon_set(name, "gpu-operator", _preload_content=False).read())
+    printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
+                              "describe", "daemonset", "-n", "gpu-operator", name],
+                             capture_output=True, text=True, check=True).stdout
+    snap, findings = snapshot.load(printed.encode(), "described.txt")
+    (read,) = [item.data for item in snap.daemonsets]
+    template = stored["spec"]["template"]["spec"]
+    want = _pruned({"apiVersion": "apps/v1", "kind": "DaemonSet",
+                    "metadata": {"name": name, "namespace": "gpu-operator"},
+                    "spec": {"template": {"spec": {
+                        "initContainers": [{"name": c["name"], "image": c["image"]}
+                                           for c in template.get("initContainers", [])],
+                        "containers": [{"name": c["name"], "image": c["image"]} for c in template["containers"]],
+                        "nodeSelector": template.get("nodeSelector")}}}})
+    # (the API leaves a count of 0 out of the status; describe prints it)
+    want["status"] = {k: stored["status"].get(k, 0) for k in (
+        "desiredNumberScheduled", "currentNumberScheduled", "updatedNumberScheduled", "numberAvailable",
+        "numberMisscheduled")}
+    assert read == want
+    assert [(e.data["involvedObject"], e.data["type"], e.data["reason"], e.data["message"], e.data.get("count", 1))
+            for e in snap.events] == [({"kind": "DaemonSet", "name": name, "namespace": "gpu-operator"}, *event)
+                                      for event in events]
+    assert findings == []
+
+
+def test_a_described_daemonset_that_runs_nowhere_beside_a_described_gpu_node_is_told(server, run, tmp_path):
+    """`kubectl describe node` of a GPU node the operator has not labelled for its device plugin, and `kubectl
+    describe daemonset` of the device plugin (DESIRED 0), pasted in one file: the DaemonSet runs on no node, at its
+    Name: line, naming the label no GPU node has."""
+    client, api = server.client()
+    core, apps = client.CoreV1Api(api), client.AppsV1Api(api)
+    node = {"metadata": {"name": "gpu-node-9", "labels": {"nvidia.com/gpu.present": "true",
+                                                          "nvidia.com/gpu.product": "NVIDIA-L4"}}}
+    try:
+        core.delete_node("gpu-node-9")
+    except client.exceptions.ApiException:
+        pass
+    core.create_node(node)
+    core.patch_node_status("gpu-node-9", {"status": {"capacity": {"nvidia.com/gpu": "1"},
+                                                     "allocatable": {"nvidia.com/gpu": "1"}}})
+    ds, _ = _UNSEEN_DAEMONSETS[0]
+    try:
+        core.create_namespace({"metadata": {"name": "gpu-operator"}})
+    except client.exceptions.ApiException as exc:
+        assert exc.status == 409
+    try:
+        apps.create_namespaced_daemon_set("gpu-operator", {k: v for k, v in ds.items() if k != "status"})
+    except client.exceptions.ApiException as exc:
+        assert exc.status == 409  # (made by the test above)
+    apps.patch_namespaced_daemon_set_status(ds["metadata"]["name"], "gpu-operator", {"status": ds["status"]})
+
+    def describe(*what: str) -> str:
+        return subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin", "describe",
+                               *what], capture_output=True, text=True, check=True).stdout
+
+    pasted = (f"$ kubectl describe node gpu-node-9\n{describe('node', 'gpu-node-9')}\n"
+              f"$ kubectl describe ds -n gpu-operator nvidia-device-plugin-daemonset\n"
+              f"{describe('ds', '-n', 'gpu-operator', 'nvidia-device-plugin-daemonset')}")
+    (tmp_path / "pasted.txt").write_text(pasted)
+    (tmp_path / "p.yaml").write_text((REPO / "profiles" / "eks-l4-mps.yaml").read_text())
+    result = run("check", "p.yaml", "--snapshot", "pasted.txt", "--output", "json", cwd=tmp_path)
+    found = [(f["rule"], f["line"], f["message"]) for f in json.loads(result.output)["findings"]
+             if f["rule"] == "gpu-stack-daemonset-unscheduled"]
+    line = pasted.splitlines().index("Name:           nvidia-device-plugin-daemonset") + 1
+    assert found == [("gpu-stack-daemonset-unscheduled", line,
+                      "DaemonSet gpu-operator/nvidia-device-plugin-daemonset (NVIDIA device plugin) runs on no node "
+                      "while the snapshot has 1 GPU node(s): no GPU node has nvidia.com/gpu.deploy.device-plugin=true")]

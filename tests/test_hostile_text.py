@@ -80,3 +80,44 @@ def test_memory_that_cannot_be_gives_no_proposal(run, tmp_path, value):
     rec = next(r for r in json.loads(result.stdout)["recommendations"] if r["pool"] == "inference")
     assert (rec["verdict"], rec["proposed"]) == ("none", None)
     assert "are missing or cannot be (not a number, below 0, above the GPU's memory)" in rec["reason"]
+
+
+BIG = "9" * 5000  # past the 4,300 digits Python converts, and past any count a cluster prints
+
+
+@pytest.mark.parametrize("text, kind, read", [
+    # a DaemonSet's count: left unread
+    (f"Name: nvidia-device-plugin-daemonset\nNamespace: gpu-operator\nDesired Number of Nodes Scheduled: {BIG}\n"
+     "Current Number of Nodes Scheduled: 2\n", "daemonsets", lambda d: d["status"] == {"currentNumberScheduled": 2}),
+    # a described container's restarts, exit code and signal: left unread
+    ("Name: p\nNamespace: gpu-operator\nContainers:\n  c:\n    State:  Terminated\n      Reason:  Error\n"
+     f"      Exit Code:  {BIG}\n      Signal:  {BIG}\n    Ready:  False\n    Restart Count:  {BIG}\n", "pods",
+     lambda p: p["status"]["containerStatuses"] == [{"name": "c", "ready": False, "restartCount": 0,
+                                                     "state": {"terminated": {"reason": "Error"}}}]),
+    # a pods row's READY and Init:N/M past any pod's containers: one container, no init containers listed
+    (f"NAMESPACE  NAME  READY  STATUS  RESTARTS  AGE\ngpu-operator  nvidia-driver-daemonset-x  1/{BIG}  Running  0  1d\n",
+     "pods", lambda p: len(p["spec"]["containers"]) == 1),
+    (f"NAME  READY  STATUS  RESTARTS  AGE\nnvidia-driver-daemonset-x  0/1  Init:0/{'9' * 15}  3  1d\n",
+     "pods", lambda p: p["spec"]["initContainers"] == []),
+    # an exit code past 32 bits: a failure
+    (f"NAME  READY  STATUS  RESTARTS  AGE\nnvidia-driver-daemonset-x  0/1  ExitCode:{BIG}  3  1d\n",
+     "pods", lambda p: p["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 1),
+    # a DaemonSets row with a count no cluster prints: no row
+    (f"NAME  DESIRED  CURRENT  READY  UP-TO-DATE  AVAILABLE  NODE SELECTOR  AGE\nnvidia-dcgm-exporter  {BIG}  1  1  1  1"
+     "  <none>  1d\n", "daemonsets", None),
+    # an event counted past any count: its count unknown
+    ("Events:\n  Type     Reason   Age                  From     Message\n  ----     ------   ----                 ----"
+     f"     -------\n  Warning  BackOff  76s (x{BIG} over 11h)  kubelet  Back-off restarting failed container\n",
+     "events", lambda e: "count" not in e),
+])
+def test_a_figure_no_cluster_prints_is_read_without_stopping(text, kind, read):
+    """A pasted count of thousands of digits (past what Python converts to a number) or past any pod's containers
+    neither stops the check nor sizes a list: the figure is left unread, and the rest of the object is read."""
+    from gengpu.live import snapshot
+
+    snap, findings = snapshot.load(text.encode(), "pasted.txt")
+    objects = [item.data for item in getattr(snap, kind)]
+    if read is None:
+        assert objects == []
+    else:
+        assert len(objects) == 1 and read(objects[0]), objects

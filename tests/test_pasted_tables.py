@@ -54,6 +54,25 @@ def test_a_daemonsets_table_reads_as_its_rows(entry):
     assert len(snap.pods) == entry.get("pods", 0)
 
 
+@pytest.mark.parametrize("entry", _of("describe-daemonset"), ids=_ids(_of("describe-daemonset")))
+def test_a_described_daemonset_reads_as_it_is_printed(entry):
+    snap = _read(entry)
+    got = []
+    for ds in snap.daemonsets:
+        status, template = ds.mapping("status"), ds.mapping("spec", "template", "spec")
+        got.append({"name": ds.name,
+                    **({"namespace": ds.text("metadata", "namespace")} if ds.text("metadata", "namespace") else {}),
+                    "numbers": [status.get(k) for k in ("desiredNumberScheduled", "currentNumberScheduled",
+                                                        "updatedNumberScheduled", "numberAvailable",
+                                                        "numberMisscheduled")],
+                    "selector": template.get("nodeSelector", {}),
+                    **{key: template[group] for group, key in (("initContainers", "init"), ("containers", "containers"))
+                       if template.get(group)}})
+        assert "numberReady" not in status  # (describe prints no ready count: not read as none)
+    assert got == entry["expect"]
+    assert (snap.pods, snap.nodes) == ([], [])
+
+
 @pytest.mark.parametrize("entry", _of("events"), ids=_ids(_of("events")))
 def test_an_events_table_reads_as_its_rows(entry):
     snap = _read(entry)

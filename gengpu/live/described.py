@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from gengpu.live.pasted import TextDoc
-from gengpu.live.tables import _row, event
+from gengpu.live.pasted import COMMAND, TextDoc, number
+from gengpu.live.tables import _NAMESPACE, _row, event
 
 
 def looks_like_describe_pod(text: str) -> bool:
@@ -22,7 +22,7 @@ def looks_like_describe_pod(text: str) -> bool:
     return containers and (named or owned)
 
 
-_TOP = re.compile(r"^([A-Z][A-Za-z ]*?):(?:\s+(.*))?$")
+_TOP = re.compile(r"^([A-Z][A-Za-z -]*?):(?:\s+(.*))?$")
 # an event as `kubectl describe` prints it: Type, Reason, Age ("2m (x14 over 6m)"), From, Message, two spaces apart
 DESCRIBED_EVENT = re.compile(r"^\s*(Warning|Normal)\s{2,}\S+\s{2,}\S")
 _DESCRIBED_HEADER = re.compile(r"^\s*(Events:\s*(<none>)?|Type\s+Reason\s+Age\s+From\s+Message|[-\s]+)\s*$")
@@ -55,7 +55,7 @@ def event_lines(lines: list[str], used: list[bool], objects: list[dict], doc: Te
         blocks[-1].append(len(objects))
         doc.places[("items", len(objects))] = (i + 1, 1)
         objects.append(event(pod.group(2) if pod else "", "Pod" if pod else "", pod.group(1) if pod else "", type_,
-                             reason, message, int(count.group(1)) if count else 0))
+                             reason, message, (number(count.group(1)) or 0) if count else 0))
         used[i] = True
     # a run whose events name one pod (the scheduler's "Successfully assigned NS/NAME to NODE", the kubelet's "in pod
     # NAME_NS(uid)") is that pod's: its other events are about it too
@@ -88,8 +88,6 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
         section = ""
         current: dict | None = None
         state_key = amounts = ""
-        events: list[dict] = []
-        header = ""
         shown: set[int] = set()  # the containers describe printed a status for (a pod not yet scheduled has none)
         for k, line in enumerate(block):
             used[start + k] = True
@@ -129,8 +127,8 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
                     elif name == "Ready":
                         current["ready"] = value == "True"
                         state_key = ""
-                    elif name == "Restart Count" and value.isdecimal():
-                        current["restartCount"] = int(value)
+                    elif name == "Restart Count" and number(value) is not None:
+                        current["restartCount"] = number(value)
                         state_key = ""
                     elif name == "Image":
                         groups[group][-1]["image"] = value
@@ -147,21 +145,11 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
                         detail["reason"] = value
                     elif name == "Message":
                         detail["message"] = value
-                    elif name == "Exit Code" and value.lstrip("-").isdecimal():
+                    elif name == "Exit Code" and number(value.removeprefix("-"), 2 ** 32) is not None:
                         detail["exitCode"] = int(value)
-                    elif name == "Signal" and value.isdecimal():
+                    elif name == "Signal" and number(value, 2 ** 32) is not None:
                         detail["signal"] = int(value)
-            elif section == "Events":
-                cells = [c for c in re.split(r"\s{2,}", line.strip()) if c]
-                if not cells or set("".join(cells)) <= set("- "):
-                    continue
-                if not header:
-                    header = line
-                    continue
-                row = _row(header, line)
-                if row and row.get("Type") in ("Warning", "Normal"):
-                    count = _AGE_COUNT.search(row.get("Age", ""))
-                    events.append((start + k, row, int(count.group(1)) if count else 0))
+        events = _events(block, start)
         name, namespace = top.get("Name", "") or "(pasted pod)", top.get("Namespace", "")
         node = top.get("Node", "").split("/")[0]
         meta: dict = {"name": name, **({"namespace": namespace} if namespace else {})}
@@ -184,6 +172,96 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
             objects.append(event(namespace, "Pod", name, row["Type"], row.get("Reason", ""), row.get("Message", ""),
                                  count))
 
+
+
+def _events(block: list[str], start: int) -> list[tuple[int, dict, int]]:
+    """The Events table of a described object (block: its lines, from line index `start`): each row's line index,
+    its cells by the header's columns, and the count its Age gives ("2m (x14 over 6m)"), 0 where none."""
+    out: list[tuple[int, dict, int]] = []
+    header, inside = "", False
+    for k, line in enumerate(block):
+        top = _TOP.match(line)
+        if top:
+            inside = top.group(1) == "Events"
+            continue
+        cells = [c for c in re.split(r"\s{2,}", line.strip()) if c]
+        if not inside or not cells or set("".join(cells)) <= set("- "):
+            continue
+        if not header:
+            header = line
+            continue
+        row = _row(header, line)
+        if row and row.get("Type") in ("Warning", "Normal"):
+            count = _AGE_COUNT.search(row.get("Age", ""))
+            out.append((start + k, row, (number(count.group(1)) or 0) if count else 0))
+    return out
+
+
+# `kubectl describe daemonset`: its counts, one a line, as kubectl's describer words them
+_DS_COUNTS = {"Desired Number of Nodes Scheduled": "desiredNumberScheduled",
+              "Current Number of Nodes Scheduled": "currentNumberScheduled",
+              "Number of Nodes Scheduled with Up-to-date Pods": "updatedNumberScheduled",
+              "Number of Nodes Scheduled with Available Pods": "numberAvailable",
+              "Number of Nodes Misscheduled": "numberMisscheduled"}
+
+
+def looks_like_describe_daemonset(text: str) -> bool:
+    return bool(re.search(r"^Desired Number of Nodes Scheduled:\s*\d+\s*$", text, re.M))
+
+
+def daemonsets(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) -> None:
+    """`kubectl describe daemonset`: name, namespace, node selector, its counts, its pod template's containers and
+    images (what tells NVIDIA's stack under a name a team chose), and its Events. It prints no READY: the count of
+    ready pods is left out, not taken as none."""
+    starts = [i for i, line in enumerate(lines) if line.startswith("Name:") and not used[i]]
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        block = lines[start:end]
+        if not any(line.startswith("Desired Number of Nodes Scheduled:") for line in block):
+            continue
+        top: dict[str, str] = {}
+        groups: dict[str, list[dict]] = {"initContainers": [], "containers": []}
+        group = ""
+        for k, line in enumerate(block):
+            used[start + k] = True
+            m = _TOP.match(line)
+            if m:
+                top.setdefault(m.group(1), (m.group(2) or "").strip())
+                group = ""
+                continue
+            # the template's containers: "  Containers:", each "   name:", its "    Image:" below
+            heading = re.match(r"^  (Init Containers|Containers):\s*$", line)
+            entry = re.match(r"^   (\S[^:]*):\s*$", line)
+            image = re.match(r"^    Image:\s*(\S+)", line)
+            if heading:
+                group = "initContainers" if heading.group(1) == "Init Containers" else "containers"
+            elif re.match(r"^  \S", line):
+                group = ""
+            elif group and entry:
+                groups[group].append({"name": entry.group(1)})
+            elif group and image and groups[group]:
+                groups[group][-1]["image"] = image.group(1)
+        # (kubectl printed no Namespace line for a DaemonSet before kubernetes/kubernetes#130846, 2025: the -n of the
+        # describe command it is printed under)
+        command = next((lines[k] for k in range(start - 1, -1, -1) if COMMAND.match(lines[k])), "")
+        asked = _NAMESPACE.search(command) if " describe " in command else None
+        name, namespace = top.get("Name", ""), top.get("Namespace", "") or (asked.group(1) if asked else "")
+        selector = {}
+        for pair in ("" if top.get("Node-Selector") == "<none>" else top.get("Node-Selector", "")).split(","):
+            key, sep, value = pair.partition("=")
+            if sep:
+                selector[key.strip()] = value.strip()
+        status = {field: count for words, field in _DS_COUNTS.items()
+                  for count in [number(top.get(words, ""))] if count is not None}
+        template = {**{k: v for k, v in groups.items() if v}, **({"nodeSelector": selector} if selector else {})}
+        doc.places[("items", len(objects))] = (start + 1, 1)
+        objects.append({"apiVersion": "apps/v1", "kind": "DaemonSet",
+                        "metadata": {"name": name, **({"namespace": namespace} if namespace else {})},
+                        "spec": {"template": {"spec": template}} if template else {}, "status": status})
+        for line_no, row, count in _events(block, start):
+            doc.places[("items", len(objects))] = (line_no + 1, 1)
+            objects.append(event(namespace, "DaemonSet", name, row["Type"], row.get("Reason", ""),
+                                 row.get("Message", ""), count))
 
 
 _KEY = re.compile(r"^(\s*)([A-Z][A-Za-z0-9 ./-]*?):(?:\s+(.*?))?\s*$")
@@ -223,7 +301,7 @@ def described(lines: list[str], start: int, end: int, places: dict, at: tuple) -
             here = path + ((len(items) - 1,) if items else ()) + (name,)
             places[here] = (line + 1, inner + 1)
             if value or n + 1 >= len(entries) or entries[n + 1][0] <= inner:
-                target[name] = int(value) if value.isdecimal() and name in _INTEGERS else value
+                target[name] = number(value) if number(value) is not None and name in _INTEGERS else value
                 n += 1
             else:
                 target[name], n = block(n + 1, inner, here)

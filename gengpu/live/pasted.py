@@ -161,6 +161,12 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
     return node
 
 
+def number(text: str, most: int = 10 ** 12) -> int | None:
+    """A count as kubectl prints it (decimal digits), or None for text that is none, or past `most`: a paste's figure
+    no cluster prints, which must neither stop the reading (Python converts at most 4,300 digits) nor size a list."""
+    return int(text) if text.isdecimal() and len(text) <= len(str(most)) and int(text) <= most else None
+
+
 def _rfc3339(text: str) -> str | None:
     """describe's time (RFC 1123 with a zone offset, "Thu, 17 Mar 2022 10:11:37 +0100") as the API gives it
     (RFC 3339 in UTC); None for text that is no such time."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from gengpu.live.pasted import COMMAND, TextDoc
+from gengpu.live.pasted import COMMAND, TextDoc, number
 
 _PODS = re.compile(r"^(NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
 _EVENTS = re.compile(r"^(NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+")
@@ -60,13 +60,14 @@ def _table(line: str) -> tuple[str, str, str] | None:
 
 def has_tables(text: str) -> bool:
     """Whether the text holds a pods, events or DaemonSets table, events as `kubectl describe` prints them,
-    `kubectl describe pod` output, or a ComputeDomain's described status."""
+    `kubectl describe pod` or `describe daemonset` output, or a ComputeDomain's described status."""
     from gengpu.live import described
 
     lines = text.splitlines()
     return any(_table(line) for line in lines) or \
         any(described.DESCRIBED_EVENT.match(line) or _POD_ROW.match(line) or _SCHEDULER.match(line)
-            for line in lines) or described.looks_like_describe_pod(text) or described.looks_like_custom_resource(text)
+            for line in lines) or described.looks_like_describe_pod(text) or described.looks_like_custom_resource(text) \
+        or described.looks_like_describe_daemonset(text)
 
 
 def read(text: str, shown: str) -> tuple[list[dict], TextDoc, str]:
@@ -106,6 +107,8 @@ def read(text: str, shown: str) -> tuple[list[dict], TextDoc, str]:
 
     if described.looks_like_describe_pod(text):
         described.pods(lines, used, objects, doc)
+    if described.looks_like_describe_daemonset(text):
+        described.daemonsets(lines, used, objects, doc)
     for i, line in enumerate(lines):
         m = None if used[i] else _POD_ROW.match(line)
         if m:
@@ -178,16 +181,30 @@ def _words(text: str) -> list[str]:
     return out
 
 
+# the most containers a pasted row's READY or Init:N/M is read as (a pod's are counted in tens)
+CONTAINERS = 1000
+
+
+def _code(code: re.Match) -> int:
+    """An exit code or signal of STATUS (ExitCode:137); one past 32 bits (the API's int32, a Windows code's
+    uint32) is read as 1, a failure."""
+    value = number(code.group(2), 2 ** 32)
+    return 1 if value is None else value
+
+
 def _restarts(cell: str) -> int:
     first = cell.split(" ")[0] if cell else ""
-    return int(first) if first.isdecimal() else 0
+    value = number(first)
+    return 0 if value is None else value
 
 
 def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: str = "") -> dict:
     """A pod whose container states kubectl would print as STATUS shown, READY ready, RESTARTS restarts."""
     have, _, want = ready.partition("/")
-    total = int(want) if want.isdecimal() else 1
-    up = min(int(have), total) if have.isdecimal() else 0
+    # (a pod of more containers than any pod runs is no row kubectl printed: read as one)
+    total = number(want, CONTAINERS)
+    total = 1 if total is None else total
+    up = min(number(have) or 0, total)
     meta = {"name": name, **({"namespace": namespace} if namespace else {})}
     obj: dict = {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
                  "spec": {"containers": [{"name": ""} for _ in range(total)], **({"nodeName": node} if node else {})}}
@@ -201,7 +218,8 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
         if up else {"containerStatuses": waiting}
     init = re.match(r"^Init:(\d+)/(\d+)$", shown)
     if init:
-        done, inits = int(init.group(1)), int(init.group(2))
+        inits = number(init.group(2), CONTAINERS) or 0
+        done = min(number(init.group(1)) or 0, inits)
         obj["spec"]["initContainers"] = [{"name": ""} for _ in range(inits)]
         status = {"phase": "Pending", "initContainerStatuses": [
             # (an init container that exited 0 is ready: the kubelet's prober manager, UpdatePodStatus)
@@ -212,8 +230,8 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
     elif shown.startswith("Init:"):
         reason = shown[5:]
         code = re.match(r"^(ExitCode|Signal):(\d+)$", reason)
-        state = {"terminated": {"exitCode": int(code.group(2)) if code.group(1) == "ExitCode" else 1,
-                                **({"signal": int(code.group(2))} if code.group(1) == "Signal" else {})}} if code else \
+        state = {"terminated": {"exitCode": _code(code) if code.group(1) == "ExitCode" else 1,
+                                **({"signal": _code(code)} if code.group(1) == "Signal" else {})}} if code else \
             {"waiting": {"reason": reason}} if reason in _WAITING_REASONS or reason not in _TERMINATED_REASONS else \
             {"terminated": {"exitCode": 1, "reason": reason}}
         obj["spec"]["initContainers"] = [{"name": ""}]
@@ -233,8 +251,8 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
             {"name": "", "ready": False, "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}]
     elif shown in _WAITING_REASONS or shown in _TERMINATED_REASONS or re.match(r"^(ExitCode|Signal):\d+$", shown):
         code = re.match(r"^(ExitCode|Signal):(\d+)$", shown)
-        state = {"terminated": {"exitCode": int(code.group(2)) if code.group(1) == "ExitCode" else 1,
-                                **({"signal": int(code.group(2))} if code.group(1) == "Signal" else {})}} if code else \
+        state = {"terminated": {"exitCode": _code(code) if code.group(1) == "ExitCode" else 1,
+                                **({"signal": _code(code)} if code.group(1) == "Signal" else {})}} if code else \
             {"terminated": {"exitCode": 0 if shown == "Completed" else 1, "reason": shown}} \
             if shown in _TERMINATED_REASONS else {"waiting": {"reason": shown}}
         if shown == "Completed":
@@ -283,12 +301,12 @@ def event(namespace: str, kind: str, name: str, type_: str, reason: str, message
 
 
 def _daemonset_row(row: dict) -> dict | None:
-    numbers = {k: row.get(k, "") for k in ("DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE")}
-    if not row.get("NAME") or not all(v.isdecimal() for v in numbers.values()):
+    numbers = {k: number(row.get(k, "")) for k in ("DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE")}
+    if not row.get("NAME") or None in numbers.values():
         return None
-    status = {"desiredNumberScheduled": int(numbers["DESIRED"]), "currentNumberScheduled": int(numbers["CURRENT"]),
-              "numberReady": int(numbers["READY"]), "updatedNumberScheduled": int(numbers["UP-TO-DATE"]),
-              "numberAvailable": int(numbers["AVAILABLE"])}
+    status = {"desiredNumberScheduled": numbers["DESIRED"], "currentNumberScheduled": numbers["CURRENT"],
+              "numberReady": numbers["READY"], "updatedNumberScheduled": numbers["UP-TO-DATE"],
+              "numberAvailable": numbers["AVAILABLE"]}
     selector = {}
     for pair in row.get("NODE SELECTOR", "").split(","):
         key, sep, value = pair.partition("=")

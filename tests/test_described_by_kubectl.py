@@ -660,3 +660,126 @@ def test_a_described_daemonset_that_runs_nowhere_beside_a_described_gpu_node_is_
     assert found == [("gpu-stack-daemonset-unscheduled", line,
                       "DaemonSet gpu-operator/nvidia-device-plugin-daemonset (NVIDIA device plugin) runs on no node "
                       "while the snapshot has 1 GPU node(s): no GPU node has nvidia.com/gpu.deploy.device-plugin=true")]
+
+
+# `kubectl get` tables, printed by the real kubectl and read back: nodes with --show-labels (Ready, NotReady and
+# cordoned, and no Ready condition: "Unknown"), the GPU stack's DaemonSets, Warning and Normal events, and DRA's
+# ResourceClaims (pending, allocated, allocated and reserved) and ResourceSlices.
+def _ready(node: dict) -> dict:
+    """What `kubectl get nodes --show-labels` shows of a node: kubectl prints Ready for a Ready condition True,
+    NotReady for False or Unknown, Unknown where there is none (printNode), SchedulingDisabled where cordoned."""
+    ready = [c["status"] for c in node.get("status", {}).get("conditions", []) if c["type"] == "Ready"]
+    return _pruned({"name": node["metadata"]["name"], "labels": node["metadata"].get("labels", {}),
+                    "ready": ready and ("True" if ready[0] == "True" else "False"),
+                    "cordoned": node.get("spec", {}).get("unschedulable")})
+
+
+_TABLE_NODES = [
+    {"metadata": {"name": "gpu-a", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB",
+                                              "node-role.kubernetes.io/worker": "", "karpenter.sh/nodepool": "gpu"}},
+     "status": {"conditions": [{"type": "Ready", "status": "True"}]}},
+    {"metadata": {"name": "gpu-b", "labels": {"nvidia.com/gpu.present": "true"}}, "spec": {"unschedulable": True},
+     "status": {"conditions": [{"type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown"}]}},
+    {"metadata": {"name": "gpu-c"}},
+]
+
+
+def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
+    """Each table kubectl prints of objects in the API server, pasted under its command line, is read by `gengpu check
+    --snapshot` as those objects: each node's name, labels, readiness and cordon; each DaemonSet's five counts and
+    node selector; each event's namespace, object, type, reason and message; each claim's allocation and
+    reservation; each slice's driver, node and pool."""
+    from gengpu.live import snapshot
+
+    client, api = server.client()
+    core, apps, custom = client.CoreV1Api(api), client.AppsV1Api(api), client.CustomObjectsApi(api)
+    for ns in ("gpu-operator", "team-a"):
+        try:
+            core.create_namespace({"metadata": {"name": ns}})
+        except client.exceptions.ApiException as exc:
+            assert exc.status == 409
+    for node in _TABLE_NODES:
+        core.create_node({k: v for k, v in node.items() if k != "status"})
+        if node.get("status"):
+            core.patch_node_status(node["metadata"]["name"], {"status": node["status"]})
+    daemonsets = [
+        _daemonset("nvidia-container-toolkit-daemonset", {"nvidia.com/gpu.deploy.container-toolkit": "true"},
+                   [("toolkit", "nvcr.io/nvidia/k8s/container-toolkit:v1.17.8")], desiredNumberScheduled=3,
+                   currentNumberScheduled=3, numberReady=2, updatedNumberScheduled=3, numberAvailable=2,
+                   numberMisscheduled=0),
+        _daemonset("gpu-feature-discovery", {}, [("gfd", "nvcr.io/nvidia/k8s-device-plugin:v0.18.0")],
+                   desiredNumberScheduled=0, currentNumberScheduled=0, numberReady=0, numberMisscheduled=0)]
+    for ds in daemonsets:
+        apps.create_namespaced_daemon_set("gpu-operator", {k: v for k, v in ds.items() if k != "status"})
+        apps.patch_namespaced_daemon_set_status(ds["metadata"]["name"], "gpu-operator", {"status": ds["status"]})
+    events = [("gpu-operator", "Pod", "nvidia-driver-daemonset-abcde", "Warning", "BackOff",
+               "Back-off restarting failed container nvidia-driver-ctr in pod nvidia-driver-daemonset-abcde"),
+              ("default", "Node", "gpu-b", "Warning", "NodeNotReady", "Node gpu-b status is now: NodeNotReady"),
+              ("gpu-operator", "DaemonSet", "gpu-feature-discovery", "Normal", "SuccessfulCreate",
+               "Created pod: gpu-feature-discovery-x1y2z")]
+    for k, (ns, kind, name, type_, reason, message) in enumerate(events):
+        core.create_namespaced_event(ns, {
+            "metadata": {"name": f"table-event-{k}", "namespace": ns},
+            "involvedObject": {"kind": kind, "name": name, **({"namespace": ns} if kind != "Node" else {})},
+            "type": type_, "reason": reason, "message": message, "count": 1, "source": {"component": "test"},
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": f"2026-01-01T00:00:{k:02}Z"})
+    custom.create_cluster_custom_object("resource.k8s.io", "v1", "deviceclasses",
+                                        {"metadata": {"name": "gpu.nvidia.com"}})
+    claims = {"pending": {}, "allocated": {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.nvidia.com", "pool": "gpu-a", "device": "gpu-0"}]}}}}
+    claims["in-use"] = dict(claims["allocated"], reservedFor=[{"resource": "pods", "name": "train-0",
+                                                                "uid": "00000000-0000-0000-0000-000000000001"}])
+    for name, status in claims.items():
+        custom.create_namespaced_custom_object("resource.k8s.io", "v1", "team-a", "resourceclaims", {
+            "metadata": {"name": name}, "spec": {"devices": {"requests": [
+                {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}})
+        if status:
+            custom.patch_namespaced_custom_object_status("resource.k8s.io", "v1", "team-a", "resourceclaims", name,
+                                                         {"status": status})
+    for node in ("gpu-a", "gpu-b"):
+        custom.create_cluster_custom_object("resource.k8s.io", "v1", "resourceslices", {
+            "metadata": {"name": f"{node}-gpu.nvidia.com"},
+            "spec": {"driver": "gpu.nvidia.com", "nodeName": node,
+                     "pool": {"name": node, "generation": 1, "resourceSliceCount": 1}, "devices": []}})
+
+    def table(*args: str) -> str:
+        printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin", *args],
+                                 capture_output=True, text=True, check=True).stdout
+        return f"$ kubectl {' '.join(args)}\n{printed}"
+
+    def read(text: str, kind: str) -> list[dict]:
+        snap, findings = snapshot.load(text.encode(), "pasted.txt")
+        return [item.data for item in getattr(snap, kind)]
+
+    stored = {n["metadata"]["name"]: n for n in json.loads(core.list_node(_preload_content=False).read())["items"]}
+    assert [_ready(n) for n in read(table("get", "nodes", "--show-labels"), "nodes")] == \
+        [_ready(stored[n["metadata"]["name"]]) for n in _TABLE_NODES]
+
+    def counts(ds: dict) -> dict:
+        return {"name": ds["metadata"]["name"], "namespace": ds["metadata"].get("namespace"),
+                "status": {k: ds["status"].get(k, 0) for k in ("desiredNumberScheduled", "currentNumberScheduled",
+                                                               "numberReady", "updatedNumberScheduled",
+                                                               "numberAvailable")},
+                "selector": ds["spec"].get("template", {}).get("spec", {}).get("nodeSelector", {})}
+
+    want = sorted((counts(ds) for ds in daemonsets), key=lambda d: d["name"])  # (kubectl lists them by name)
+    assert [counts(ds) for ds in read(table("get", "daemonsets", "-n", "gpu-operator"), "daemonsets")] == \
+        [dict(d, namespace="gpu-operator") for d in want]
+    assert [counts(ds) for ds in read(table("get", "daemonsets", "-A"), "daemonsets")] == \
+        [dict(d, namespace="gpu-operator") for d in want]
+
+    def said(event: dict) -> tuple:
+        about = event["involvedObject"]
+        return (event["metadata"].get("namespace"), about["kind"], about["name"], event["type"], event["reason"],
+                event["message"])
+
+    got = sorted(said(e) for e in read(table("get", "events", "-A"), "events"))
+    assert got == sorted(events)
+    claims_read = {c["metadata"]["name"]: (c["metadata"].get("namespace"), "allocation" in c["status"],
+                                           bool(c["status"].get("reservedFor")))
+                   for c in read(table("get", "resourceclaims", "-A"), "resourceclaims")}
+    assert claims_read == {"pending": ("team-a", False, False), "allocated": ("team-a", True, False),
+                           "in-use": ("team-a", True, True)}
+    assert [(s["metadata"]["name"], s["spec"]["driver"], s["spec"].get("nodeName"), s["spec"]["pool"]["name"])
+            for s in read(table("get", "resourceslices"), "resourceslices")] == \
+        [(f"{n}-gpu.nvidia.com", "gpu.nvidia.com", n, n) for n in ("gpu-a", "gpu-b")]

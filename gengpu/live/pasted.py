@@ -368,7 +368,11 @@ def read_show_labels(text: str, shown: str) -> tuple[list[dict], TextDoc]:
                 header = line
             continue
         cells = line.split()
-        if len(cells) < len(header.split()):
+        # a row of every column, or one whose empty cells (a VERSION no kubelet reported) left its LABELS under the
+        # header's (kubectl's tab writer pads each column)
+        if len(cells) < len(header.split()) and not (
+                len(cells) >= 3 and line.rstrip().endswith(cells[-1]) and
+                len(line.rstrip()) - len(cells[-1]) == header.index("LABELS")):
             continue
         at = ("items", len(nodes))
         labels = {}

@@ -153,10 +153,10 @@ def test_a_pasted_node_is_the_node_kubectl_describes_as_pasted(server, paste):
         assert {k: got.get(k) for k in want} == want
 
 
-# A described pod: what gengpu keeps of it, as `kubectl describe pod` prints it. The pod's Status is its first
-# word ("Terminating (lasts 2d)"), its Node the name before "/host IP"; a container's State and Last State are
-# the state's word and the Reason, Message, Exit Code and Signal lines under it; an event is its Type, Reason,
-# count ("(xN over ...)", else 1) and Message.
+# A described pod: what gengpu keeps of it, as `kubectl describe pod` prints it (its Controlled By too). The pod's
+# Status is its first word ("Terminating (lasts 2d)"), its Node the name before "/host IP"; a container's State and
+# Last State are the state's word and the Reason, Message, Exit Code and Signal lines under it; an event is its
+# Type, Reason, count ("(xN over ...)", else 1) and Message.
 def _described_pods(text: str) -> list[dict]:
     pods: list[dict] = []
     lines = text.splitlines()
@@ -172,7 +172,8 @@ def _described_pods(text: str) -> list[dict]:
             section, value = top.group(1), top.group(2) or ""
             if section == "Name":
                 pods.append({"Name": value, "containers": {}})
-            elif section in ("Namespace", "Reason") or section == "Status" and "Status" not in pods[-1]:
+            elif section in ("Namespace", "Reason", "Controlled By") or \
+                    section == "Status" and "Status" not in pods[-1]:
                 pods[-1][section] = value.split()[0] if section == "Status" else value
             elif section == "Node":
                 pods[-1]["Node"] = value.split("/")[0]
@@ -248,6 +249,10 @@ def test_a_pasted_pod_is_the_pod_kubectl_describes_as_pasted(server, paste):
             pod["spec"]["containers"] = [{"name": "cut-from-the-paste", "image": "busybox"}]
         held = "deletionTimestamp" in pod["metadata"]
         meta = {"name": name, "namespace": ns, **({"finalizers": ["gengpu.test/hold"]} if held else {})}
+        # (describe prints Controlled By for the owner that is the pod's controller)
+        meta["ownerReferences"] = [{"apiVersion": "batch/v1" if o["kind"] == "Job" else "apps/v1", "kind": o["kind"],
+                                    "name": o["name"], "uid": "00000000-0000-0000-0000-000000000002",
+                                    "controller": True} for o in pod["metadata"].get("ownerReferences", [])]
         created = core.create_namespaced_pod(ns, {"metadata": meta, "spec": pod["spec"]})
         status = dict(pod["status"], phase="Running") if held else pod["status"]
         core.patch_namespaced_pod_status(name, ns, {"status": status})

@@ -24,6 +24,8 @@ def _read(entry: dict) -> snapshot.Snapshot:
     raw = (CORPUS / "pastes" / entry["file"]).read_bytes()
     snap, findings = snapshot.load(raw, entry["file"])
     assert snap is not None and findings == [], findings
+    # each object remembers the paste it came from: a finding about it names that file
+    assert {item.doc.file for kind in snapshot.KINDS.values() for item in getattr(snap, kind)} <= {entry["file"]}
     return snap
 
 

@@ -27,6 +27,15 @@ def test_mutated_inputs_are_findings_never_crashes(tmp_path, chunk, monkeypatch)
     assert failures == []
 
 
+# cases scripts/fuzz found crashing, kept once fixed: 17584 (a Karpenter requirement whose key is a mapping, beside
+# a GPU pod of EKS Auto Mode)
+@pytest.mark.parametrize("number", [17584])
+def test_the_cases_the_long_fuzz_run_found(tmp_path, number, monkeypatch):
+    monkeypatch.delenv("GENGPU_DEBUG", raising=False)
+    outcome = runner.run(mutator.case(number), tmp_path)
+    assert (outcome.crashed, outcome.disagree, outcome.internal) == (False, False, "")
+
+
 def _run(tmp_path_factory, profile):
     case = mutator.Case(0, "hypothesis", "profile", (), yaml.safe_dump(profile, sort_keys=False).encode())
     return runner.run(case, tmp_path_factory.mktemp("hyp"))

@@ -15,10 +15,11 @@ TYPE_KEYS = {"node.kubernetes.io/instance-type": "eks", "karpenter.k8s.aws/insta
 
 
 def requirements(obj: dict):
-    """(index, requirement) for every requirement of a NodePool's template."""
+    """(index, requirement) for every requirement of a NodePool's template whose key is a label's (one of another
+    shape is the schema check's finding, and cannot be looked up)."""
     items = dig(obj, *REQUIREMENTS)
     for i, req in enumerate(items if isinstance(items, list) else []):
-        if isinstance(req, dict):
+        if isinstance(req, dict) and isinstance(req.get("key"), str):
             yield i, req
 
 

@@ -6,7 +6,7 @@ def check(subject, ctx=None):
     capacity = dig(subject.data, "spec", "capacity")
     gpus = sorted(k for k in (capacity if isinstance(capacity, dict) else {}) if str(k).startswith("nvidia.com/"))
     requirements = dig(subject.data, "spec", "requirements")
-    keys = {r.get("key") for r in (requirements if isinstance(requirements, list) else []) if isinstance(r, dict)}
+    keys = {str(r.get("key")) for r in (requirements if isinstance(requirements, list) else []) if isinstance(r, dict)}
     if gpus and "karpenter.sh/nodepool" not in keys:
         yield Hit(("spec", "requirements") if requirements is not None else ("spec",),
                   f"{subject.label} adds {', '.join(gpus)} to every matching instance type of every NodePool: "

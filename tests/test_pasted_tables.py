@@ -591,3 +591,16 @@ def test_a_described_nodes_name_and_sections_are_placed_at_their_lines(name):
             at = next((i for i in range(start, end) if lines[i].startswith(heading + ":")), None)
             if at is not None:
                 assert node.position(*path) == (at + 1, 1), heading
+
+
+def test_a_field_no_line_of_the_paste_holds_is_placed_at_the_nearest_that_does():
+    """A finding about a field the paste placed nowhere (a condition's message, a node's status) points at the
+    nearest enclosing field it did place (the condition's row, the node's Name: line); about nothing placed, at the
+    paste's first line."""
+    doc = pasted.TextDoc("pasted.txt", {("items", 0): (5, 1), ("items", 0, "status", "conditions", 0): (12, 3)})
+    assert doc.position(("items", 0, "status", "conditions", 0, "message")) == (12, 3)
+    assert doc.position(("items", 0, "status", "conditions", 0)) == (12, 3)
+    assert doc.position(("items", 0, "status")) == (5, 1)
+    assert doc.position(("items", 0, "status", "capacity", "nvidia.com/gpu")) == (5, 1)
+    assert doc.position(("items", 1, "metadata")) == (1, 1)
+    assert doc.position(()) == (1, 1)

@@ -680,12 +680,13 @@ def _ready(node: dict) -> dict:
 
 
 _TABLE_NODES = [
-    {"metadata": {"name": "gpu-a", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB",
+    {"metadata": {"name": "gpu-a", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "tables": "yes",
                                               "node-role.kubernetes.io/worker": "", "karpenter.sh/nodepool": "gpu"}},
      "status": {"conditions": [{"type": "Ready", "status": "True"}]}},
-    {"metadata": {"name": "gpu-b", "labels": {"nvidia.com/gpu.present": "true"}}, "spec": {"unschedulable": True},
+    {"metadata": {"name": "gpu-b", "labels": {"nvidia.com/gpu.present": "true", "tables": "yes"}},
+     "spec": {"unschedulable": True},
      "status": {"conditions": [{"type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown"}]}},
-    {"metadata": {"name": "gpu-c"}},
+    {"metadata": {"name": "gpu-c", "labels": {"tables": "yes"}}},
 ]
 
 
@@ -698,7 +699,9 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
 
     client, api = server.client()
     core, apps, custom = client.CoreV1Api(api), client.AppsV1Api(api), client.CustomObjectsApi(api)
-    for ns in ("gpu-operator", "team-a"):
+    # (the other tests of this module leave their objects in the same API server: this one's are its own namespaces
+    # and nodes labelled tables=yes)
+    for ns in ("tables", "team-a"):
         try:
             core.create_namespace({"metadata": {"name": ns}})
         except client.exceptions.ApiException as exc:
@@ -715,12 +718,13 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
         _daemonset("gpu-feature-discovery", {}, [("gfd", "nvcr.io/nvidia/k8s-device-plugin:v0.18.0")],
                    desiredNumberScheduled=0, currentNumberScheduled=0, numberReady=0, numberMisscheduled=0)]
     for ds in daemonsets:
-        apps.create_namespaced_daemon_set("gpu-operator", {k: v for k, v in ds.items() if k != "status"})
-        apps.patch_namespaced_daemon_set_status(ds["metadata"]["name"], "gpu-operator", {"status": ds["status"]})
-    events = [("gpu-operator", "Pod", "nvidia-driver-daemonset-abcde", "Warning", "BackOff",
+        apps.create_namespaced_daemon_set("tables", {**{k: v for k, v in ds.items() if k != "status"},
+                                                     "metadata": dict(ds["metadata"], namespace="tables")})
+        apps.patch_namespaced_daemon_set_status(ds["metadata"]["name"], "tables", {"status": ds["status"]})
+    events = [("tables", "Pod", "nvidia-driver-daemonset-abcde", "Warning", "BackOff",
                "Back-off restarting failed container nvidia-driver-ctr in pod nvidia-driver-daemonset-abcde"),
               ("default", "Node", "gpu-b", "Warning", "NodeNotReady", "Node gpu-b status is now: NodeNotReady"),
-              ("gpu-operator", "DaemonSet", "gpu-feature-discovery", "Normal", "SuccessfulCreate",
+              ("tables", "DaemonSet", "gpu-feature-discovery", "Normal", "SuccessfulCreate",
                "Created pod: gpu-feature-discovery-x1y2z")]
     for k, (ns, kind, name, type_, reason, message) in enumerate(events):
         core.create_namespaced_event(ns, {
@@ -757,7 +761,7 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
         return [item.data for item in getattr(snap, kind)]
 
     stored = {n["metadata"]["name"]: n for n in json.loads(core.list_node(_preload_content=False).read())["items"]}
-    assert [_ready(n) for n in read(table("get", "nodes", "--show-labels"), "nodes")] == \
+    assert [_ready(n) for n in read(table("get", "nodes", "--show-labels", "-l", "tables=yes"), "nodes")] == \
         [_ready(stored[n["metadata"]["name"]]) for n in _TABLE_NODES]
 
     def counts(ds: dict) -> dict:
@@ -768,17 +772,18 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
                 "selector": ds["spec"].get("template", {}).get("spec", {}).get("nodeSelector", {})}
 
     want = sorted((counts(ds) for ds in daemonsets), key=lambda d: d["name"])  # (kubectl lists them by name)
-    assert [counts(ds) for ds in read(table("get", "daemonsets", "-n", "gpu-operator"), "daemonsets")] == \
-        [dict(d, namespace="gpu-operator") for d in want]
-    assert [counts(ds) for ds in read(table("get", "daemonsets", "-A"), "daemonsets")] == \
-        [dict(d, namespace="gpu-operator") for d in want]
+    assert [counts(ds) for ds in read(table("get", "daemonsets", "-n", "tables"), "daemonsets")] == \
+        [dict(d, namespace="tables") for d in want]
+    assert [counts(ds) for ds in read(table("get", "daemonsets", "-A"), "daemonsets")
+            if ds["metadata"]["namespace"] == "tables"] == [dict(d, namespace="tables") for d in want]
 
     def said(event: dict) -> tuple:
         about = event["involvedObject"]
         return (event["metadata"].get("namespace"), about["kind"], about["name"], event["type"], event["reason"],
                 event["message"])
 
-    got = sorted(said(e) for e in read(table("get", "events", "-A"), "events"))
+    got = sorted(said(e) for e in read(table("get", "events", "-A"), "events")
+                 if e["involvedObject"]["name"] in {name for _, _, name, *_ in events})
     assert got == sorted(events)
     claims_read = {c["metadata"]["name"]: (c["metadata"].get("namespace"), "allocation" in c["status"],
                                            bool(c["status"].get("reservedFor")))
@@ -788,3 +793,48 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
     assert [(s["metadata"]["name"], s["spec"]["driver"], s["spec"].get("nodeName"), s["spec"]["pool"]["name"])
             for s in read(table("get", "resourceslices"), "resourceslices")] == \
         [(f"{n}-gpu.nvidia.com", "gpu.nvidia.com", n, n) for n in ("gpu-a", "gpu-b")]
+
+
+def test_several_custom_resources_kubectl_describes_at_once_are_each_read(server):
+    """`kubectl describe computedomains -n NS` prints every ComputeDomain of the namespace one after another: each
+    is read, at its Name: line (a name of digits alone stays a name, not a number)."""
+    from gengpu.live import snapshot
+
+    client, api = server.client()
+    custom = client.CustomObjectsApi(api)
+    try:
+        client.CoreV1Api(api).create_namespace({"metadata": {"name": "domains"}})
+    except client.exceptions.ApiException as exc:
+        assert exc.status == 409
+    made = []
+    for name, nodes in (("train", [_NODE, dict(_NODE, index=1, name="cluster1-mgx-00017")]),
+                        ("infer", [dict(_NODE, name="cluster1-mgx-00020", status="Ready")])):
+        spec = {"numNodes": len(nodes), "channel": {"resourceClaimTemplate": {"name": "2024"}}}
+        status = {"nodes": nodes, "status": "NotReady"}
+        custom.create_namespaced_custom_object("resource.nvidia.com", "v1beta1", "domains", "computedomains",
+                                               {"apiVersion": "resource.nvidia.com/v1beta1",
+                                                "kind": "ComputeDomain", "metadata": {"name": name}, "spec": spec})
+        custom.patch_namespaced_custom_object_status("resource.nvidia.com", "v1beta1", "domains", "computedomains",
+                                                     name, {"status": status})
+        stored = custom.get_namespaced_custom_object("resource.nvidia.com", "v1beta1", "domains", "computedomains",
+                                                     name)
+        made.append(({"name": name, "namespace": "domains"}, stored["spec"], stored["status"]))
+    printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
+                              "describe", "computedomains", "-n", "domains"], capture_output=True, text=True,
+                             check=True).stdout
+    snap, findings = snapshot.load(printed.encode(), "described.txt")
+    assert [(d.data["metadata"], d.data["spec"], d.data["status"]) for d in snap.computedomains] == \
+        sorted(made, key=lambda m: m[0]["name"])  # (kubectl describes them by name)
+    lines = printed.splitlines()
+    assert [d.position() for d in snap.computedomains] == \
+        [(lines.index(f"Name:         {m[0]['name']}") + 1, 1) for m in sorted(made, key=lambda m: m[0]["name"])]
+
+
+def test_a_described_key_with_nothing_under_it_is_an_empty_value():
+    """A key describe prints with no value and nothing indented under it (an empty field, or the last line of a cut
+    paste) is an empty value, not a section."""
+    from gengpu.live import described
+
+    lines = ["Name:  x", "Spec:", "Status:", "  Status:  Ready", "  Nodes:"]
+    assert described.described(lines, 0, len(lines), {}, ("items", 0)) == \
+        {"name": "x", "spec": "", "status": {"status": "Ready", "nodes": ""}}

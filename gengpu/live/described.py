@@ -318,12 +318,26 @@ def _first_item(places: dict, path: tuple) -> None:
 
 
 def custom_resource(text: str, shown: str) -> tuple[list[dict], TextDoc]:
-    """A ComputeDomain or DeviceTaintRule as `kubectl describe` prints it (or a part of it), told by fields only
-    that kind has: a Status with Nodes whose entries carry a Clique Id (ComputeDomain); a Spec with a Device Selector
-    and a Taint (DeviceTaintRule)."""
+    """Each ComputeDomain or DeviceTaintRule of `kubectl describe` text (or a part of it; several one after another,
+    each from its Name: line), told by fields only that kind has: a Status with Nodes whose entries carry a Clique Id
+    (ComputeDomain); a Spec with a Device Selector and a Taint (DeviceTaintRule)."""
     doc = TextDoc(shown)
     lines = text.splitlines()
-    fields = described(lines, 0, len(lines), doc.places, ("items", 0))
+    starts = [i for i, line in enumerate(lines) if line.startswith("Name:")] or [0]
+    starts[0] = 0  # (what comes before the first name is the first object's: a command line, a paste cut above it)
+    objects: list[dict] = []
+    for n, start in enumerate(starts):
+        at, places = ("items", len(objects)), {}
+        fields = described(lines, start, starts[n + 1] if n + 1 < len(starts) else len(lines), places, at)
+        obj = _custom(fields, places, at)
+        if obj is not None:
+            doc.places.update(places)
+            doc.places.setdefault(at, (start + 1, 1))
+            objects.append(obj)
+    return objects, doc
+
+
+def _custom(fields: dict, places: dict, at: tuple) -> dict | None:
     status, spec = fields.get("status"), fields.get("spec")
     name = str(fields.get("name") or "")
     meta = {"name": name, **({"namespace": fields["namespace"]} if fields.get("namespace") else {})}
@@ -331,7 +345,7 @@ def custom_resource(text: str, shown: str) -> tuple[list[dict], TextDoc]:
         status = dict(status)
         for key in [k for k, v in status.items() if k in _LISTS and isinstance(v, dict)]:
             status[key] = [status[key]]  # (a list of one mapping, printed as that mapping's fields)
-            _first_item(doc.places, ("items", 0, "status", key))
+            _first_item(places, at + ("status", key))
     nodes = status.get("nodes") if isinstance(status, dict) else None
     if isinstance(nodes, list) and any(isinstance(n, dict) and "cliqueID" in n for n in nodes):
         meta["name"] = name or "(pasted ComputeDomain)"
@@ -339,14 +353,12 @@ def custom_resource(text: str, shown: str) -> tuple[list[dict], TextDoc]:
                "status": {**status, "nodes": nodes}}
         if isinstance(spec, dict):
             obj["spec"] = spec
-    elif isinstance(spec, dict) and isinstance(spec.get("taint"), dict) and "deviceSelector" in spec:
+        return obj
+    if isinstance(spec, dict) and isinstance(spec.get("taint"), dict) and "deviceSelector" in spec:
         meta["name"] = name or "(pasted DeviceTaintRule)"
-        obj = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule", "metadata": meta, "spec": spec,
-               **({"status": status} if isinstance(status, dict) else {})}
-    else:
-        return [], doc
-    doc.places.setdefault(("items", 0), (1, 1))
-    return [obj], doc
+        return {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule", "metadata": meta, "spec": spec,
+                **({"status": status} if isinstance(status, dict) else {})}
+    return None
 
 
 def looks_like_custom_resource(text: str) -> bool:

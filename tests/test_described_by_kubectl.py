@@ -101,6 +101,45 @@ def _fields(node: dict) -> dict:
     return out
 
 
+def _kubectl(server, *args: str) -> str:
+    """What the real kubectl prints for `kubectl ARGS` against the test's API server."""
+    return subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin", *args],
+                          capture_output=True, text=True, check=True).stdout
+
+
+def _namespace(client, api, name: str) -> None:
+    """The namespace, made once for the whole module (its tests share the API server)."""
+    try:
+        client.CoreV1Api(api).create_namespace({"metadata": {"name": name}})
+    except client.exceptions.ApiException as exc:
+        assert exc.status == 409
+
+
+def _events(core, about: dict, events) -> None:
+    """Events about an object (kind, name, namespace, uid), each (type, reason, message, count), one a second apart
+    (describe lists them by their last time)."""
+    ns = about.get("namespace", "default")
+    for k, (type_, reason, message, count) in enumerate(events):
+        core.create_namespaced_event(ns, {
+            "metadata": {"name": f"{about['name']}.{k}", "namespace": ns}, "involvedObject": about,
+            "type": type_, "reason": reason, "message": message, "count": count, "source": {"component": "kubelet"},
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": f"2026-01-01T00:{k // 60:02}:{k % 60:02}Z"})
+
+
+def _node(client, core, node: dict) -> None:
+    """The node made anew: its taints set again once it exists (the API server's TaintNodesByCondition admission
+    taints every new node not-ready), then its status through the status subresource, as the kubelet sets it."""
+    name = node["metadata"]["name"]
+    try:
+        core.delete_node(name)
+    except client.exceptions.ApiException:
+        pass
+    core.create_node({k: v for k, v in node.items() if k != "status"})
+    core.patch_node(name, [{"op": "add", "path": "/spec/taints", "value": node.get("spec", {}).get("taints", [])}])
+    if node.get("status"):
+        core.patch_node_status(name, {"status": node["status"]})
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     if not KUBECTL.exists():
@@ -128,20 +167,8 @@ def test_a_pasted_node_is_the_node_kubectl_describes_as_pasted(server, paste):
     core = client.CoreV1Api(api)
     for n, (node, want) in enumerate(zip(nodes, shown)):
         name = node["metadata"]["name"] if want["Name"] else f"pasted-node-{n}"
-        body = {k: v for k, v in node.items() if k != "status"}
-        body["metadata"] = dict(node["metadata"], name=name)
-        try:
-            core.delete_node(name)
-        except client.exceptions.ApiException:
-            pass
-        core.create_node(body)
-        # (the API server's TaintNodesByCondition admission taints every new node not-ready: the taints are set
-        # again, as read, once the node exists)
-        core.patch_node(name, [{"op": "add", "path": "/spec/taints", "value": node.get("spec", {}).get("taints", [])}])
-        if node.get("status"):
-            core.patch_node_status(name, {"status": node["status"]})
-        printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
-                                  "describe", "node", name], capture_output=True, text=True, check=True).stdout
+        _node(client, core, dict(node, metadata=dict(node["metadata"], name=name)))
+        printed = _kubectl(server, "describe", "node", name)
         (got,) = _described(printed)
         if not want["Name"]:
             got["Name"] = ""
@@ -235,10 +262,7 @@ def test_a_pasted_pod_is_the_pod_kubectl_describes_as_pasted(server, paste):
         pod = json.loads(json.dumps(pod))
         ns = pod["metadata"].get("namespace") or "pasted"
         name = pod["metadata"]["name"] if want["Name"] else "pasted-pod"
-        try:
-            core.create_namespace({"metadata": {"name": ns}})
-        except client.exceptions.ApiException as exc:
-            assert exc.status == 409
+        _namespace(client, api, ns)
         core.delete_collection_namespaced_pod(ns, grace_period_seconds=0)
         core.delete_collection_namespaced_event(ns)
         for group, key in (("containers", "containerStatuses"), ("initContainers", "initContainerStatuses")):
@@ -256,21 +280,13 @@ def test_a_pasted_pod_is_the_pod_kubectl_describes_as_pasted(server, paste):
         created = core.create_namespaced_pod(ns, {"metadata": meta, "spec": pod["spec"]})
         status = dict(pod["status"], phase="Running") if held else pod["status"]
         core.patch_namespaced_pod_status(name, ns, {"status": status})
-        events = [item.data for item in snap.events
-                  if item.data["involvedObject"].get("name") == pod["metadata"]["name"]]
-        for k, event in enumerate(events):
-            core.create_namespaced_event(ns, {
-                "metadata": {"name": f"{name}.{k}", "namespace": ns},
-                "involvedObject": {"kind": "Pod", "name": name, "namespace": ns, "uid": created.metadata.uid},
-                "type": event["type"], "reason": event["reason"], "message": event["message"],
-                "count": event.get("count", 1), "source": {"component": "kubelet"},
-                "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": f"2026-01-01T00:{k // 60:02}:{k % 60:02}Z"})
+        _events(core, {"kind": "Pod", "name": name, "namespace": ns, "uid": created.metadata.uid},
+                [(e["type"], e["reason"], e["message"], e.get("count", 1)) for e in (item.data for item in snap.events)
+                 if e["involvedObject"].get("name") == pod["metadata"]["name"]])
         try:
             if held:
                 core.delete_namespaced_pod(name, ns)
-            printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
-                                      "describe", "pod", "-n", ns, name],
-                                     capture_output=True, text=True, check=True).stdout
+            printed = _kubectl(server, "describe", "pod", "-n", ns, name)
         finally:
             if held:
                 core.patch_namespaced_pod(name, ns, {"metadata": {"finalizers": None}})
@@ -325,19 +341,14 @@ def test_a_custom_resource_kubectl_describes_is_read_back_whole(server, kind, ob
     meta = obj["metadata"]
     body = {k: v for k, v in obj.items() if k != "status"}
     if "namespace" in meta:
-        try:
-            client.CoreV1Api(api).create_namespace({"metadata": {"name": meta["namespace"]}})
-        except client.exceptions.ApiException as exc:
-            assert exc.status == 409
+        _namespace(client, api, meta["namespace"])
         custom.create_namespaced_custom_object(group, version, meta["namespace"], kind, body)
         custom.patch_namespaced_custom_object_status(group, version, meta["namespace"], kind, meta["name"],
                                                      {"status": obj["status"]})
     else:
         custom.create_cluster_custom_object(group, version, kind, body)
     where = ["-n", meta["namespace"]] if "namespace" in meta else []
-    printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
-                              "describe", kind, meta["name"], *where], capture_output=True, text=True,
-                             check=True).stdout
+    printed = _kubectl(server, "describe", kind, meta["name"], *where)
     snap, findings = snapshot.load(printed.encode(), "described.txt")
     (read,) = [item.data for item in getattr(snap, kind)]
     assert findings == []
@@ -437,10 +448,7 @@ def test_a_pod_kubectl_describes_is_read_back_as_the_pod_it_is(server, pod, even
     client, api = server.client()
     core = client.CoreV1Api(api)
     ns = "unseen-pods"
-    try:
-        core.create_namespace({"metadata": {"name": ns}})
-    except client.exceptions.ApiException as exc:
-        assert exc.status == 409
+    _namespace(client, api, ns)
     name = pod["metadata"]["name"]
     created = core.create_namespaced_pod(ns, {"metadata": dict(pod["metadata"], namespace=ns), "spec": pod["spec"]})
     status = json.loads(json.dumps(pod["status"]))
@@ -449,15 +457,9 @@ def test_a_pod_kubectl_describes_is_read_back_as_the_pod_it_is(server, pod, even
         for s in status.get(key, []):
             s.update(image=images[s["name"]], imageID="")
     core.patch_namespaced_pod_status(name, ns, {"status": status})
-    for k, (type_, reason, message, count) in enumerate(events):
-        core.create_namespaced_event(ns, {
-            "metadata": {"name": f"{name}.{k}", "namespace": ns},
-            "involvedObject": {"kind": "Pod", "name": name, "namespace": ns, "uid": created.metadata.uid},
-            "type": type_, "reason": reason, "message": message, "count": count, "source": {"component": "kubelet"},
-            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": f"2026-01-01T00:00:{k:02}Z"})
+    _events(core, {"kind": "Pod", "name": name, "namespace": ns, "uid": created.metadata.uid}, events)
     stored = json.loads(core.read_namespaced_pod(name, ns, _preload_content=False).read())
-    printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
-                              "describe", "pod", "-n", ns, name], capture_output=True, text=True, check=True).stdout
+    printed = _kubectl(server, "describe", "pod", "-n", ns, name)
     snap, findings = snapshot.load(printed.encode(), "described.txt")
     (read,) = [item.data for item in snap.pods]
     assert {k: read[k] for k in ("metadata", "spec", "status")} == _kept(stored)
@@ -524,17 +526,9 @@ def test_a_node_kubectl_describes_is_read_back_as_the_node_it_is(server, node):
     client, api = server.client()
     core = client.CoreV1Api(api)
     name = node["metadata"]["name"]
-    try:
-        core.delete_node(name)
-    except client.exceptions.ApiException:
-        pass
-    core.create_node({k: v for k, v in node.items() if k != "status"})
-    core.patch_node(name, [{"op": "add", "path": "/spec/taints", "value": node.get("spec", {}).get("taints", [])}])
-    if node.get("status"):
-        core.patch_node_status(name, {"status": node["status"]})
+    _node(client, core, node)
     stored = json.loads(core.read_node(name, _preload_content=False).read())
-    printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
-                              "describe", "node", name], capture_output=True, text=True, check=True).stdout
+    printed = _kubectl(server, "describe", "node", name)
     snap, findings = snapshot.load(printed.encode(), "described.txt")
     (read,) = [item.data for item in snap.nodes]
     assert _pruned({k: read.get(k, {}) for k in ("metadata", "spec", "status")}) == _kept_node(stored)
@@ -582,26 +576,14 @@ def test_a_daemonset_kubectl_describes_is_read_back_as_the_daemonset_it_is(serve
 
     client, api = server.client()
     apps = client.AppsV1Api(api)
-    try:
-        client.CoreV1Api(api).create_namespace({"metadata": {"name": "gpu-operator"}})
-    except client.exceptions.ApiException as exc:
-        assert exc.status == 409
+    _namespace(client, api, "gpu-operator")
     name = ds["metadata"]["name"]
     created = apps.create_namespaced_daemon_set("gpu-operator", {k: v for k, v in ds.items() if k != "status"})
     apps.patch_namespaced_daemon_set_status(name, "gpu-operator", {"status": ds["status"]})
-    core = client.CoreV1Api(api)
-    for k, (type_, reason, message, count) in enumerate(events):
-        core.create_namespaced_event("gpu-operator", {
-            "metadata": {"name": f"{name}.{k}", "namespace": "gpu-operator"},
-            "involvedObject": {"kind": "DaemonSet", "name": name, "namespace": "gpu-operator",
-                               "uid": created.metadata.uid, "apiVersion": "apps/v1"},
-            "type": type_, "reason": reason, "message": message, "count": count,
-            "source": {"component": "daemonset-controller"},
-            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": f"2026-01-01T00:00:{k:02}Z"})
+    _events(client.CoreV1Api(api), {"kind": "DaemonSet", "name": name, "namespace": "gpu-operator",
+                                    "uid": created.metadata.uid, "apiVersion": "apps/v1"}, events)
     stored = json.loads(apps.read_namespaced_daemon_set(name, "gpu-operator", _preload_content=False).read())
-    printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
-                              "describe", "daemonset", "-n", "gpu-operator", name],
-                             capture_output=True, text=True, check=True).stdout
+    printed = _kubectl(server, "describe", "daemonset", "-n", "gpu-operator", name)
     snap, findings = snapshot.load(printed.encode(), "described.txt")
     (read,) = [item.data for item in snap.daemonsets]
     template = stored["spec"]["template"]["spec"]
@@ -629,33 +611,19 @@ def test_a_described_daemonset_that_runs_nowhere_beside_a_described_gpu_node_is_
     Name: line, naming the label no GPU node has."""
     client, api = server.client()
     core, apps = client.CoreV1Api(api), client.AppsV1Api(api)
-    node = {"metadata": {"name": "gpu-node-9", "labels": {"nvidia.com/gpu.present": "true",
-                                                          "nvidia.com/gpu.product": "NVIDIA-L4"}}}
-    try:
-        core.delete_node("gpu-node-9")
-    except client.exceptions.ApiException:
-        pass
-    core.create_node(node)
-    core.patch_node_status("gpu-node-9", {"status": {"capacity": {"nvidia.com/gpu": "1"},
-                                                     "allocatable": {"nvidia.com/gpu": "1"}}})
+    _node(client, core, {"metadata": {"name": "gpu-node-9", "labels": {"nvidia.com/gpu.present": "true",
+                                                                        "nvidia.com/gpu.product": "NVIDIA-L4"}},
+                         "status": {"capacity": {"nvidia.com/gpu": "1"}, "allocatable": {"nvidia.com/gpu": "1"}}})
     ds, _ = _UNSEEN_DAEMONSETS[0]
-    try:
-        core.create_namespace({"metadata": {"name": "gpu-operator"}})
-    except client.exceptions.ApiException as exc:
-        assert exc.status == 409
+    _namespace(client, api, "gpu-operator")
     try:
         apps.create_namespaced_daemon_set("gpu-operator", {k: v for k, v in ds.items() if k != "status"})
     except client.exceptions.ApiException as exc:
         assert exc.status == 409  # (made by the test above)
     apps.patch_namespaced_daemon_set_status(ds["metadata"]["name"], "gpu-operator", {"status": ds["status"]})
-
-    def describe(*what: str) -> str:
-        return subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin", "describe",
-                               *what], capture_output=True, text=True, check=True).stdout
-
-    pasted = (f"$ kubectl describe node gpu-node-9\n{describe('node', 'gpu-node-9')}\n"
+    pasted = (f"$ kubectl describe node gpu-node-9\n{_kubectl(server, 'describe', 'node', 'gpu-node-9')}\n"
               f"$ kubectl describe ds -n gpu-operator nvidia-device-plugin-daemonset\n"
-              f"{describe('ds', '-n', 'gpu-operator', 'nvidia-device-plugin-daemonset')}")
+              f"{_kubectl(server, 'describe', 'ds', '-n', 'gpu-operator', 'nvidia-device-plugin-daemonset')}")
     (tmp_path / "pasted.txt").write_text(pasted)
     (tmp_path / "p.yaml").write_text((REPO / "profiles" / "eks-l4-mps.yaml").read_text())
     result = run("check", "p.yaml", "--snapshot", "pasted.txt", "--output", "json", cwd=tmp_path)
@@ -702,14 +670,9 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
     # (the other tests of this module leave their objects in the same API server: this one's are its own namespaces
     # and nodes labelled tables=yes)
     for ns in ("tables", "team-a"):
-        try:
-            core.create_namespace({"metadata": {"name": ns}})
-        except client.exceptions.ApiException as exc:
-            assert exc.status == 409
+        _namespace(client, api, ns)
     for node in _TABLE_NODES:
-        core.create_node({k: v for k, v in node.items() if k != "status"})
-        if node.get("status"):
-            core.patch_node_status(node["metadata"]["name"], {"status": node["status"]})
+        _node(client, core, node)
     daemonsets = [
         _daemonset("nvidia-container-toolkit-daemonset", {"nvidia.com/gpu.deploy.container-toolkit": "true"},
                    [("toolkit", "nvcr.io/nvidia/k8s/container-toolkit:v1.17.8")], desiredNumberScheduled=3,
@@ -726,12 +689,9 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
               ("default", "Node", "gpu-b", "Warning", "NodeNotReady", "Node gpu-b status is now: NodeNotReady"),
               ("tables", "DaemonSet", "gpu-feature-discovery", "Normal", "SuccessfulCreate",
                "Created pod: gpu-feature-discovery-x1y2z")]
-    for k, (ns, kind, name, type_, reason, message) in enumerate(events):
-        core.create_namespaced_event(ns, {
-            "metadata": {"name": f"table-event-{k}", "namespace": ns},
-            "involvedObject": {"kind": kind, "name": name, **({"namespace": ns} if kind != "Node" else {})},
-            "type": type_, "reason": reason, "message": message, "count": 1, "source": {"component": "test"},
-            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": f"2026-01-01T00:00:{k:02}Z"})
+    for ns, kind, name, type_, reason, message in events:
+        _events(core, {"kind": kind, "name": name, **({"namespace": ns} if kind != "Node" else {})},
+                [(type_, reason, message, 1)])
     custom.create_cluster_custom_object("resource.k8s.io", "v1", "deviceclasses",
                                         {"metadata": {"name": "gpu.nvidia.com"}})
     claims = {"pending": {}, "allocated": {"allocation": {"devices": {"results": [
@@ -752,8 +712,7 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
                      "pool": {"name": node, "generation": 1, "resourceSliceCount": 1}, "devices": []}})
 
     def table(*args: str) -> str:
-        printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin", *args],
-                                 capture_output=True, text=True, check=True).stdout
+        printed = _kubectl(server, *args)
         return f"$ kubectl {' '.join(args)}\n{printed}"
 
     def read(text: str, kind: str) -> list[dict]:
@@ -802,10 +761,7 @@ def test_several_custom_resources_kubectl_describes_at_once_are_each_read(server
 
     client, api = server.client()
     custom = client.CustomObjectsApi(api)
-    try:
-        client.CoreV1Api(api).create_namespace({"metadata": {"name": "domains"}})
-    except client.exceptions.ApiException as exc:
-        assert exc.status == 409
+    _namespace(client, api, "domains")
     made = []
     for name, nodes in (("train", [_NODE, dict(_NODE, index=1, name="cluster1-mgx-00017")]),
                         ("infer", [dict(_NODE, name="cluster1-mgx-00020", status="Ready")])):
@@ -819,9 +775,7 @@ def test_several_custom_resources_kubectl_describes_at_once_are_each_read(server
         stored = custom.get_namespaced_custom_object("resource.nvidia.com", "v1beta1", "domains", "computedomains",
                                                      name)
         made.append(({"name": name, "namespace": "domains"}, stored["spec"], stored["status"]))
-    printed = subprocess.run([str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "--context", "admin",
-                              "describe", "computedomains", "-n", "domains"], capture_output=True, text=True,
-                             check=True).stdout
+    printed = _kubectl(server, "describe", "computedomains", "-n", "domains")
     snap, findings = snapshot.load(printed.encode(), "described.txt")
     assert [(d.data["metadata"], d.data["spec"], d.data["status"]) for d in snap.computedomains] == \
         sorted(made, key=lambda m: m[0]["name"])  # (kubectl describes them by name)

@@ -237,4 +237,4 @@ def test_a_pool_whose_price_table_lacks_spot_or_on_demand(instance, region, gpus
     profile, pool = _pool(instance, region, gpus, gpu, types)
     got, why = sizing._price(profile, pool, said)
     assert why == basis
-    assert got == pytest.approx(price) if price is not None else got is None
+    assert got == (None if price is None else pytest.approx(price))

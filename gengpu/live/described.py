@@ -9,7 +9,12 @@ from __future__ import annotations
 import re
 
 from gengpu.live.pasted import COMMAND, TextDoc, number
-from gengpu.live.tables import _NAMESPACE, _row, event
+from gengpu.live.tables import _row, asked_namespace, event
+
+
+def _spans(starts: list[int], end: int) -> list[tuple[int, int]]:
+    """Each described object's lines: from its start to the next one's (the last one's to the end)."""
+    return list(zip(starts, [*starts[1:], end]))
 
 
 def looks_like_describe_pod(text: str) -> bool:
@@ -77,8 +82,7 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
     starts = [i for i, line in enumerate(lines) if line.startswith("Name:") and not used[i]]
     if not starts:  # cut above its name
         starts = [next(i for i, line in enumerate(lines) if line.strip())]
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+    for start, end in _spans(starts, len(lines)):
         block = lines[start:end]
         if not any(line.startswith(("Containers:", "Init Containers:")) for line in block):
             continue
@@ -127,8 +131,8 @@ def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) 
                     elif name == "Ready":
                         current["ready"] = value == "True"
                         state_key = ""
-                    elif name == "Restart Count" and number(value) is not None:
-                        current["restartCount"] = number(value)
+                    elif name == "Restart Count" and (restarts := number(value)) is not None:
+                        current["restartCount"] = restarts
                         state_key = ""
                     elif name == "Image":
                         groups[group][-1]["image"] = value
@@ -214,8 +218,7 @@ def daemonsets(lines: list[str], used: list[bool], objects: list[dict], doc: Tex
     images (what tells NVIDIA's stack under a name a team chose), and its Events. It prints no READY: the count of
     ready pods is left out, not taken as none."""
     starts = [i for i, line in enumerate(lines) if line.startswith("Name:") and not used[i]]
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+    for start, end in _spans(starts, len(lines)):
         block = lines[start:end]
         if not any(line.startswith("Desired Number of Nodes Scheduled:") for line in block):
             continue
@@ -244,8 +247,8 @@ def daemonsets(lines: list[str], used: list[bool], objects: list[dict], doc: Tex
         # (kubectl printed no Namespace line for a DaemonSet before kubernetes/kubernetes#130846, 2025: the -n of the
         # describe command it is printed under)
         command = next((lines[k] for k in range(start - 1, -1, -1) if COMMAND.match(lines[k])), "")
-        asked = _NAMESPACE.search(command) if " describe " in command else None
-        name, namespace = top.get("Name", ""), top.get("Namespace", "") or (asked.group(1) if asked else "")
+        name = top.get("Name", "")
+        namespace = top.get("Namespace", "") or (asked_namespace(command) if " describe " in command else "")
         selector = {}
         for pair in ("" if top.get("Node-Selector") == "<none>" else top.get("Node-Selector", "")).split(","):
             key, sep, value = pair.partition("=")
@@ -301,7 +304,8 @@ def described(lines: list[str], start: int, end: int, places: dict, at: tuple) -
             here = path + ((len(items) - 1,) if items else ()) + (name,)
             places[here] = (line + 1, inner + 1)
             if value or n + 1 >= len(entries) or entries[n + 1][0] <= inner:
-                target[name] = number(value) if number(value) is not None and name in _INTEGERS else value
+                count = number(value) if name in _INTEGERS else None
+                target[name] = value if count is None else count
                 n += 1
             else:
                 target[name], n = block(n + 1, inner, here)
@@ -326,9 +330,9 @@ def custom_resource(text: str, shown: str) -> tuple[list[dict], TextDoc]:
     starts = [i for i, line in enumerate(lines) if line.startswith("Name:")] or [0]
     starts[0] = 0  # (what comes before the first name is the first object's: a command line, a paste cut above it)
     objects: list[dict] = []
-    for n, start in enumerate(starts):
+    for start, end in _spans(starts, len(lines)):
         at, places = ("items", len(objects)), {}
-        fields = described(lines, start, starts[n + 1] if n + 1 < len(starts) else len(lines), places, at)
+        fields = described(lines, start, end, places, at)
         obj = _custom(fields, places, at)
         if obj is not None:
             doc.places.update(places)

@@ -122,8 +122,8 @@ def _node(lines: list[str], start: int, end: int, index: int, doc: TextDoc) -> d
                 i = _conditions(lines, i + 1, end, status["conditions"], doc, at)
                 key = None
                 continue
-            elif key == "CreationTimestamp" and _rfc3339(value):
-                meta["creationTimestamp"] = _rfc3339(value)
+            elif key == "CreationTimestamp" and (created := _rfc3339(value)):
+                meta["creationTimestamp"] = created
             elif key == "ProviderID" and value:
                 node.setdefault("spec", {})["providerID"] = value
                 doc.places[at + ("spec", "providerID")] = (i + 1, 1)
@@ -371,8 +371,7 @@ def read_show_labels(text: str, shown: str) -> tuple[list[dict], TextDoc]:
         # a row of every column, or one whose empty cells (a VERSION no kubelet reported) left its LABELS under the
         # header's (kubectl's tab writer pads each column)
         if len(cells) < len(header.split()) and not (
-                len(cells) >= 3 and line.rstrip().endswith(cells[-1]) and
-                len(line.rstrip()) - len(cells[-1]) == header.index("LABELS")):
+                len(cells) >= 3 and len(line.rstrip()) - len(cells[-1]) == header.index("LABELS")):
             continue
         at = ("items", len(nodes))
         labels = {}

@@ -88,7 +88,7 @@ def read(text: str, shown: str) -> tuple[list[dict], TextDoc, str]:
         # the namespace the command above the table (or before its header) asked for (`kubectl get pods -n
         # gpu-operator`), for rows that carry none
         above = command or next((lines[k] for k in range(i - 1, max(-1, i - 3), -1) if lines[k].strip()), "")
-        asked = _NAMESPACE.search(above) if _PROMPT.match(above) else None
+        asked = asked_namespace(above)
         end = i + 1
         while end < len(lines) and lines[end].strip() and not _PROMPT.match(lines[end]) and \
                 not any(p.match(lines[end].strip()) for p in _HEADERS.values()):
@@ -96,7 +96,7 @@ def read(text: str, shown: str) -> tuple[list[dict], TextDoc, str]:
         for j in range(i + 1, end):
             row = _row(header, lines[j])
             if row is not None and asked and not row.get("NAMESPACE"):
-                row["NAMESPACE"] = asked.group(1)
+                row["NAMESPACE"] = asked
             obj = _ROWS[kind](row) if row else None
             if obj is not None:
                 doc.places[("items", len(objects))] = (j + 1, 1)
@@ -185,17 +185,22 @@ def _words(text: str) -> list[str]:
 CONTAINERS = 1000
 
 
-def _code(code: re.Match) -> int:
-    """An exit code or signal of STATUS (ExitCode:137); one past 32 bits (the API's int32, a Windows code's
-    uint32) is read as 1, a failure."""
+def _ended(code: re.Match) -> dict:
+    """The terminated state STATUS ExitCode:N or Signal:N shows (a signal's exit code unknown: 1, a failure); a figure
+    past 32 bits (the API's int32, a Windows code's uint32) is read as 1 too."""
     value = number(code.group(2), 2 ** 32)
-    return 1 if value is None else value
+    value = 1 if value is None else value
+    return {"terminated": {"exitCode": value} if code.group(1) == "ExitCode" else {"exitCode": 1, "signal": value}}
+
+
+def asked_namespace(line: str) -> str:
+    """The namespace a pasted command line asks for (`kubectl get pods -n gpu-operator`), "" where none."""
+    asked = _NAMESPACE.search(line) if _PROMPT.match(line) else None
+    return asked.group(1) if asked else ""
 
 
 def _restarts(cell: str) -> int:
-    first = cell.split(" ")[0] if cell else ""
-    value = number(first)
-    return 0 if value is None else value
+    return number(cell.split(" ")[0] if cell else "") or 0
 
 
 def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: str = "") -> dict:
@@ -230,8 +235,7 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
     elif shown.startswith("Init:"):
         reason = shown[5:]
         code = re.match(r"^(ExitCode|Signal):(\d+)$", reason)
-        state = {"terminated": {"exitCode": _code(code) if code.group(1) == "ExitCode" else 1,
-                                **({"signal": _code(code)} if code.group(1) == "Signal" else {})}} if code else \
+        state = _ended(code) if code else \
             {"waiting": {"reason": reason}} if reason in _WAITING_REASONS or reason not in _TERMINATED_REASONS else \
             {"terminated": {"exitCode": 1, "reason": reason}}
         obj["spec"]["initContainers"] = [{"name": ""}]
@@ -251,8 +255,7 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
             {"name": "", "ready": False, "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}]
     elif shown in _WAITING_REASONS or shown in _TERMINATED_REASONS or re.match(r"^(ExitCode|Signal):\d+$", shown):
         code = re.match(r"^(ExitCode|Signal):(\d+)$", shown)
-        state = {"terminated": {"exitCode": _code(code) if code.group(1) == "ExitCode" else 1,
-                                **({"signal": _code(code)} if code.group(1) == "Signal" else {})}} if code else \
+        state = _ended(code) if code else \
             {"terminated": {"exitCode": 0 if shown == "Completed" else 1, "reason": shown}} \
             if shown in _TERMINATED_REASONS else {"waiting": {"reason": shown}}
         if shown == "Completed":

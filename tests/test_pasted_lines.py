@@ -1,0 +1,97 @@
+"""The bounds of the line-shaped pastes (gengpu/live/pasted.py): jq's lines of one object without its braces, the
+label and resource lines `kubectl describe node | grep nvidia` keeps, and a `--show-labels` table a paste broke.
+Each case is what a user pastes, held to what `check --snapshot` reads from it (the mutation run's survivors asked
+for each boundary)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gengpu.live import pasted, snapshot
+
+CORPUS = Path(__file__).parent / "live-corpus"
+COMMAND = "$ kubectl get node gpu-1 -o json | jq .metadata.labels"
+
+
+@pytest.mark.parametrize("text,pairs", [
+    # as jq prints the object's inner lines, under the command that made them
+    (f'{COMMAND}\n  "nvidia.com/gpu.product": "Tesla-T4",\n  "nvidia.com/gpu.count": "4"\n',
+     {"nvidia.com/gpu.product": "Tesla-T4", "nvidia.com/gpu.count": "4"}),
+    # its closing brace kept, blank lines between: a brace or a blank line is no entry and no stranger
+    ('  "nvidia.com/gpu.present": "true",\n\n   \n  "nvidia.com/mig.capable": true\n}\n',
+     {"nvidia.com/gpu.present": "true", "nvidia.com/mig.capable": True}),
+    # one entry alone, no comma
+    ('"nvidia.com/gpu.replicas": 4', {"nvidia.com/gpu.replicas": 4}),
+])
+def test_jq_lines_read_as_the_object_they_were_cut_from(text, pairs):
+    assert pasted.looks_like_jq_lines(text) and pasted.read_jq_lines(text) == pairs
+    assert pasted.jq_line_error(text) is None
+    snap, findings = snapshot.load(text.encode(), "labels.txt")
+    # a node's label values are strings (the API refuses others): true and 4 as "True" and "4"
+    assert findings == [] and [n.labels for n in snap.nodes] == [{k: str(v) for k, v in pairs.items()}]
+
+
+@pytest.mark.parametrize("text", [
+    # the whole object, braces and all, is JSON: read as JSON, not as jq's lines
+    '{\n  "nvidia.com/gpu.product": "Tesla-T4"\n}\n',
+    # only a command and braces: no entry
+    f"{COMMAND}\n{{\n}}\n",
+    "",
+    # a line that is neither an entry nor a command: not a jq paste
+    '  "nvidia.com/gpu.product": "Tesla-T4",\nnvidia.com/gpu.count=4\n',
+    # a value JSON refuses: shaped as jq's, but no object
+    '  "nvidia.com/gpu.product": "Tesla\\qT4"\n',
+])
+def test_what_is_not_jq_lines(text):
+    assert not pasted.looks_like_jq_lines(text)
+
+
+@pytest.mark.parametrize("text,error", [
+    # the second entry's value, an escape JSON has not: line 3, its quote at column 29, the backslash six on
+    (f'{COMMAND}\n  "nvidia.com/gpu.count": "4",\n  "nvidia.com/gpu.product": "Tesla\\qT4"\n',
+     (3, 35, "Invalid \\escape in the value of 'nvidia.com/gpu.product'")),
+    ('"a": "\t"', (1, 7, "Invalid control character in the value of 'a'")),
+    # not shaped as jq's (a stranger line), or every value good: no JSON error to tell
+    ('  "a": "\\q"\nsomething else\n', None),
+    ('  "a": "b"\n', None),
+])
+def test_a_jq_value_json_refuses_is_named_at_its_line_and_column(text, error):
+    assert pasted.jq_line_error(text) == error
+
+
+def test_a_grep_of_two_nodes_keeps_the_first_nodes_capacity_and_allocatable():
+    """`kubectl describe nodes | grep nvidia` over two nodes: Capacity's and Allocatable's lines of the first node
+    come first (8, then 7 allocatable), the second node's after; its lines never overwrite the first's."""
+    text = ("$ kubectl describe nodes | grep nvidia\n"
+            "                    nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3\n"
+            "  nvidia.com/gpu:     8\n"
+            "  nvidia.com/gpu:     7\n"
+            "  nvidia.com/gpu     2             2\n"
+            "  nvidia.com/gpu:     4\n"
+            "  nvidia.com/gpu:     3\n")
+    assert pasted.read_resource_lines(text) == {"capacity": {"nvidia.com/gpu": "8"},
+                                                "allocatable": {"nvidia.com/gpu": "7"}}
+    snap, findings = snapshot.load(text.encode(), "grep.txt")
+    (node,) = snap.nodes
+    assert findings == [] and (node.mapping("status", "capacity"), node.mapping("status", "allocatable")) == \
+        ({"nvidia.com/gpu": "8"}, {"nvidia.com/gpu": "7"})
+
+
+def test_a_show_labels_row_the_paste_wrapped_leaves_the_rows_after_it_read():
+    """A LABELS cell an issue's editor wrapped onto a line of its own (the real k3s paste,
+    tests/live-corpus/pastes/show-labels-sivambigaim-k3s.txt, its first row broken after a comma): the fragment is no
+    row, and the row after it is still read whole, at its line."""
+    text = (CORPUS / "pastes" / "show-labels-sivambigaim-k3s.txt").read_text()
+    lines = text.splitlines()
+    first = lines[2]
+    cut = first.index("kubernetes.io/arch=amd64,kubernetes.io/hostname")
+    wrapped = "\n".join(lines[:2] + [first[:cut], first[cut:]] + lines[3:]) + "\n"
+    whole, _ = snapshot.load(text.encode(), "labels.txt")
+    snap, findings = snapshot.load(wrapped.encode(), "labels.txt")
+    assert findings == [] and [n.name for n in snap.nodes] == ["master-laptop", "gratitude-laptop"]
+    assert snap.nodes[1].labels == whole.nodes[1].labels and len(snap.nodes[1].labels) == 10
+    assert snap.nodes[1].doc.position(snap.nodes[1].path) == (5, 1)
+    # the first row keeps the labels before the cut
+    assert list(snap.nodes[0].labels) == list(whole.nodes[0].labels)[:5]

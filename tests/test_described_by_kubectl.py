@@ -661,8 +661,8 @@ _TABLE_NODES = [
 def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
     """Each table kubectl prints of objects in the API server, pasted under its command line, is read by `gengpu check
     --snapshot` as those objects: each node's name, labels, readiness and cordon; each DaemonSet's five counts and
-    node selector; each event's namespace, object, type, reason and message; each claim's allocation and
-    reservation; each slice's driver, node and pool."""
+    node selector; each event's namespace, object, type, reason, message and, where the table prints it, count (`-o
+    wide`, `kubectl events`); each claim's allocation and reservation; each slice's driver, node and pool."""
     from gengpu.live import snapshot
 
     client, api = server.client()
@@ -684,14 +684,15 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
         apps.create_namespaced_daemon_set("tables", {**{k: v for k, v in ds.items() if k != "status"},
                                                      "metadata": dict(ds["metadata"], namespace="tables")})
         apps.patch_namespaced_daemon_set_status(ds["metadata"]["name"], "tables", {"status": ds["status"]})
+    # (a count above one: kubectl's LAST SEEN says "(x131 over ...)")
     events = [("tables", "Pod", "nvidia-driver-daemonset-abcde", "Warning", "BackOff",
-               "Back-off restarting failed container nvidia-driver-ctr in pod nvidia-driver-daemonset-abcde"),
-              ("default", "Node", "gpu-b", "Warning", "NodeNotReady", "Node gpu-b status is now: NodeNotReady"),
+               "Back-off restarting failed container nvidia-driver-ctr in pod nvidia-driver-daemonset-abcde", 131),
+              ("default", "Node", "gpu-b", "Warning", "NodeNotReady", "Node gpu-b status is now: NodeNotReady", 1),
               ("tables", "DaemonSet", "gpu-feature-discovery", "Normal", "SuccessfulCreate",
-               "Created pod: gpu-feature-discovery-x1y2z")]
-    for ns, kind, name, type_, reason, message in events:
+               "Created pod: gpu-feature-discovery-x1y2z", 2)]
+    for ns, kind, name, type_, reason, message, count in events:
         _events(core, {"kind": kind, "name": name, **({"namespace": ns} if kind != "Node" else {})},
-                [(type_, reason, message, 1)])
+                [(type_, reason, message, count)])
     custom.create_cluster_custom_object("resource.k8s.io", "v1", "deviceclasses",
                                         {"metadata": {"name": "gpu.nvidia.com"}})
     claims = {"pending": {}, "allocated": {"allocation": {"devices": {"results": [
@@ -739,11 +740,15 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
     def said(event: dict) -> tuple:
         about = event["involvedObject"]
         return (event["metadata"].get("namespace"), about["kind"], about["name"], event["type"], event["reason"],
-                event["message"])
+                event["message"], event.get("count", 1))
 
-    got = sorted(said(e) for e in read(table("get", "events", "-A"), "events")
-                 if e["involvedObject"]["name"] in {name for _, _, name, *_ in events})
-    assert got == sorted(events)
+    # `kubectl get events` prints no count; `-o wide` prints it in COUNT (after an empty SUBOBJECT and the MESSAGE),
+    # `kubectl events` in LAST SEEN ("340d (x131 over 340d)")
+    for args, counted in ((("get", "events", "-A"), False), (("get", "events", "-A", "-o", "wide"), True),
+                          (("events", "-A"), True)):
+        got = sorted(said(e)[:7 if counted else 6] for e in read(table(*args), "events")
+                     if e["involvedObject"]["name"] in {name for _, _, name, *_ in events})
+        assert got == sorted(e[:7 if counted else 6] for e in events), args
     claims_read = {c["metadata"]["name"]: (c["metadata"].get("namespace"), "allocation" in c["status"],
                                            bool(c["status"].get("reservedFor")))
                    for c in read(table("get", "resourceclaims", "-A"), "resourceclaims")}

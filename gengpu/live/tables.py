@@ -143,16 +143,18 @@ def _row(header: str, line: str) -> dict[str, str] | None:
     text = line.rstrip()
     if len(text.strip().split()) < 2:
         return None
-    # (every column but the last starts in the row at a word's start; the last may be empty. A row whose spaces were
-    # collapsed is shorter than the header: its words are not under the columns)
-    aligned = all(start == 0 or (start >= len(text) and n == len(columns) - 1) or
-                  (start < len(text) and text[start - 1] == " " and text[start] != " ")
-                  for n, (start, _) in enumerate(columns) if n) and \
+    stops = [start for start, _ in columns[1:]] + [len(text)]
+    # (every column but the last starts in the row at a word's start, or is blank to the next column: kubectl prints
+    # an event's empty SUBOBJECT as nothing; the last may be empty. A row whose spaces were collapsed is shorter than
+    # the header: its words are not under the columns, and it has no run of blanks as wide as a column)
+    aligned = all((start >= len(text) and n == len(columns) - 1) or
+                  (start < len(text) and text[start - 1] == " " and
+                   (text[start] != " " or (n < len(columns) - 1 and not text[start:stop].strip())))
+                  for n, ((start, _), stop) in enumerate(zip(columns, stops)) if n) and \
         (text[columns[0][0]:columns[0][0] + 1] or " ") != " "
     cells: dict[str, str] = {}
     if aligned:
-        for n, (start, name) in enumerate(columns):
-            stop = columns[n + 1][0] if n + 1 < len(columns) else len(text)
+        for (start, name), stop in zip(columns, stops):
             cells[name] = text[start:stop].strip()
         return cells
     words = _words(text.strip())
@@ -288,7 +290,15 @@ def _event_row(row: dict) -> dict | None:
     if "/" not in kind_name or row.get("TYPE") not in ("Warning", "Normal"):
         return None
     kind, _, name = kind_name.partition("/")
-    return event(row.get("NAMESPACE", ""), kind, name, row["TYPE"], row.get("REASON", ""), row.get("MESSAGE", ""))
+    # how many times it happened: `-o wide`'s COUNT, `kubectl events`' LAST SEEN "2m (x14 over 6m)"; `kubectl get
+    # events` prints neither
+    times = _TIMES.search(row.get("LAST SEEN", ""))
+    count = number(row.get("COUNT", "")) or (number(times.group(1)) if times else None) or 0
+    return event(row.get("NAMESPACE", ""), kind, name, row["TYPE"], row.get("REASON", ""), row.get("MESSAGE", ""),
+                 count)
+
+
+_TIMES = re.compile(r"\(x(\d+) over ")
 
 
 _KINDS = {"pod": "Pod", "node": "Node", "daemonset": "DaemonSet", "deployment": "Deployment",

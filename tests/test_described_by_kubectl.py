@@ -736,6 +736,13 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
         [dict(d, namespace="tables") for d in want]
     assert [counts(ds) for ds in read(table("get", "daemonsets", "-A"), "daemonsets")
             if ds["metadata"]["namespace"] == "tables"] == [dict(d, namespace="tables") for d in want]
+    # -o wide adds CONTAINERS, IMAGES and SELECTOR after AGE: each container's image is read too
+    images = {ds["metadata"]["name"]: [(c["name"], c["image"]) for c in ds["spec"]["template"]["spec"]["containers"]]
+              for ds in daemonsets}
+    assert [(counts(ds), [(c["name"], c["image"]) for c in ds["spec"]["template"]["spec"]["containers"]])
+            for ds in read(table("get", "daemonsets", "-A", "-o", "wide"), "daemonsets")
+            if ds["metadata"]["namespace"] == "tables"] == \
+        [(dict(d, namespace="tables"), images[d["name"]]) for d in want]
 
     def said(event: dict) -> tuple:
         about = event["involvedObject"]

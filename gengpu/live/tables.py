@@ -327,8 +327,12 @@ def _daemonset_row(row: dict) -> dict | None:
             selector[key] = value
     meta = {"name": row["NAME"].removeprefix("daemonset.apps/"),
             **({"namespace": row["NAMESPACE"]} if row.get("NAMESPACE") else {})}
+    # -o wide's CONTAINERS and IMAGES, comma-separated in the same order: what tells a renamed operand by its image
+    containers = [{"name": name, "image": image} for name, image in
+                  zip(row.get("CONTAINERS", "").split(","), row.get("IMAGES", "").split(",")) if name and image]
+    template = {**({"nodeSelector": selector} if selector else {}), **({"containers": containers} if containers else {})}
     return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta,
-            "spec": {"template": {"spec": {"nodeSelector": selector}}} if selector else {}, "status": status}
+            "spec": {"template": {"spec": template}} if template else {}, "status": status}
 
 
 def _slice_row(row: dict) -> dict | None:

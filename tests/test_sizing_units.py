@@ -6,6 +6,7 @@ how much of the window a pool's GPUs were there."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -238,3 +239,233 @@ def test_a_pool_whose_price_table_lacks_spot_or_on_demand(instance, region, gpus
     got, why = sizing._price(profile, pool, said)
     assert why == basis
     assert got == (None if price is None else pytest.approx(price))
+
+
+# NVIDIA's A100-40GB MIG profiles as gengpu/data holds them (usable GiB, compute slices of 7, most per GPU): 1g.5gb
+# 4.75 GiB x7, 1g.10gb 9.62 x4, 2g.10gb 9.62 x3, 3g.20gb 19.5 x2, 4g.20gb 19.5 x1, 7g.40gb 39.25 x1. A pod fits a
+# profile when its peak memory and its activity, each with 20% headroom, fit the instance's memory and compute.
+@pytest.mark.parametrize("units, choice", [
+    ([(3.9, 0.1)], ("1g.5gb", 7)),
+    ([(4.75 / 1.2, 0.1)], ("1g.5gb", 7)),  # exactly at the instance's memory with headroom
+    ([(4.76 / 1.2, 0.1)], ("1g.10gb", 4)),  # just above it: the next size, most per GPU
+    ([(3.9, 0.12)], ("2g.10gb", 3)),  # 0.12 x 1.2 is above a 1g's 1/7 of the compute
+    ([(3.9, 0.1), (7.5, 0.05)], ("1g.10gb", 4)),  # every pod must fit: the biggest decides
+    ([(3.9, 0.1), (9.0, 0.05)], ("3g.20gb", 2)),  # 9 x 1.2 is above a 10gb instance
+    ([(20.0, 0.3)], ("7g.40gb", 1)),
+    ([(19.5 / 1.2, 3 / 7 / 1.2 - 0.001)], ("3g.20gb", 2)),
+    ([(33.0, 0.1)], None),  # 33 x 1.2 is above the whole GPU's 39.25
+    ([(3.0, 0.9)], None),  # 0.9 x 1.2 is above a whole GPU
+])
+def test_the_mig_profile_that_holds_every_pod_most_times_over(units, choice):
+    devices = [_device(gpu=str(k), mem_peak=gib * 1024, active_p95=active) for k, (gib, active) in enumerate(units)]
+    assert sizing._mig_choice("A100-40GB", devices, 0.2) == choice
+
+
+def test_a_pod_exactly_at_an_instances_share_of_the_compute_fits_it():
+    """With no headroom, a pod at exactly 1/7 of an A100's compute (and within its memory) fits a 1g instance."""
+    assert sizing._mig_choice("A100-40GB", [_device(mem_peak=4.75 * 1024, active_p95=1 / 7)], 0.0) == ("1g.5gb", 7)
+
+
+def _limited(gpus_per_node: int, limits: dict):
+    from gengpu.model import build_profile
+
+    profile = build_profile({
+        "apiVersion": "gengpu.dev/v1alpha1", "kind": "GPUProfile", "metadata": {"name": "p"},
+        "spec": {"platform": "eks", "region": "us-east-1", "kubernetesVersion": "1.33",
+                 "operator": {"version": "v26.7.0"},
+                 "nodePools": [{"name": "gpu", "gpu": "A100-40GB", "gpusPerNode": gpus_per_node,
+                                "instanceTypes": ["p4d.24xlarge"], "provisioner": "karpenter", "limits": limits}]}},
+        "p.yaml")
+    return profile.node_pools[0]
+
+
+@pytest.mark.parametrize("per_node, limits, now, new, needed, changes", [
+    # 16 GPUs of 1 pod each, now 7 pods per GPU: 3 GPUs, in whole nodes of 8
+    (8, {"gpus": 16}, 1, 7, 3, [(("limits", "gpus"), 8)]),
+    (8, {"gpus": 16}, 1, 3, 3, [(("limits", "gpus"), 8)]),  # ceil(16 / 3) = 6 GPUs: one node
+    (8, {"gpus": 32}, 1, 3, 3, [(("limits", "gpus"), 16)]),  # ceil(32 / 3) = 11 GPUs: two nodes
+    (1, {"gpus": 8}, 1, 4, 5, [(("limits", "gpus"), 5)]),  # never below the GPUs today's pods need
+    (1, {"gpus": 4}, 7, 2, 1, [(("limits", "gpus"), 14)]),  # 7 instances per GPU to 2: more GPUs
+    (8, {"nodes": 4}, 1, 7, 3, [(("limits", "nodes"), 1)]),
+    (1, {"nodes": 10}, 1, 3, 2, [(("limits", "nodes"), 4)]),
+    (8, {"nodes": 2}, 1, 2, 24, [(("limits", "nodes"), 3)]),  # 24 GPUs needed: three nodes of 8
+    (8, {"nodes": 1}, 1, 8, 1, [(("limits", "nodes"), 1)]),  # never below one node
+    (8, {"gpus": 16, "nodes": 2}, 1, 2, 8, [(("limits", "gpus"), 8), (("limits", "nodes"), 1)]),
+    (8, {}, 1, 7, 3, []),
+])
+def test_limits_admit_todays_pods_on_the_packed_gpus_in_whole_nodes(per_node, limits, now, new, needed, changes):
+    assert sizing._limits(_limited(per_node, limits), now, new, needed) == changes
+
+
+def _holding(node: str, gpu: str, uuid: str, *pods: tuple[str, str], mig: str = "") -> Device:
+    return Device(node, gpu, uuid, mig, "NVIDIA A100-SXM4-40GB", pods={pod: Figures() for pod in pods})
+
+
+def test_pods_that_hold_several_gpus():
+    """A pod on two GPUs of a node, or on GPUs of two nodes, holds several; two MIG instances of one GPU (its UUID)
+    are one GPU; without a UUID a GPU is its index; a series without a pod name is no pod."""
+    devices = [
+        _holding("n1", "0", "GPU-a", ("ml", "train-0")), _holding("n1", "1", "GPU-b", ("ml", "train-0")),
+        _holding("n1", "2", "GPU-c", ("ml", "infer"), mig="1g.5gb"),
+        _holding("n1", "2", "GPU-c", ("ml", "infer"), mig="1g.5gb"),
+        _holding("n1", "3", "", ("ml", "eval")), _holding("n1", "4", "", ("ml", "eval")),
+        _holding("n2", "0", "GPU-d", ("ml", "train-0"), ("ml", "")), _holding("n3", "0", "GPU-e", ("ml", "")),
+        _holding("n2", "1", "", ("ml", "solo")), _holding("n2", "1", "", ("ml", "solo")),
+        # GPU 0 of two nodes, neither with a UUID: two GPUs
+        _holding("n4", "0", "", ("ml", "pair")), _holding("n5", "0", "", ("ml", "pair")),
+        # index 0 of one node twice, with two UUIDs (the node replaced under its name): two GPUs
+        _holding("n6", "0", "GPU-f", ("ml", "again")), _holding("n6", "0", "GPU-g", ("ml", "again")),
+    ]
+    assert sizing._multi_gpu_pods(devices) == {"ml/again": 2, "ml/eval": 2, "ml/pair": 2, "ml/train-0": 3}
+    assert sizing._multi_gpu_pods(devices[:1]) == {}
+
+
+DAY = 24 * 3600
+
+
+def _gpus(count: int, gib: float, active: float | None, per_node: int = 8, **pods) -> list[Device]:
+    """count whole A100-40GB GPUs over a day, pod gpu-K on GPU K, each at that peak memory and p95 activity."""
+    return [Device(f"node-{k // per_node}", str(k % per_node), f"GPU-{k}", "", "NVIDIA A100-SXM4-40GB",
+                   figures=Figures(mem_peak=gib * 1024, active_p95=active, first=0.0, last=float(DAY)),
+                   pods={("ml", pods.get(str(k), f"gpu-{k}")): Figures()}) for k in range(count)]
+
+
+def _mixed(*groups: tuple[int, float, float | None]) -> list[Device]:
+    """GPUs of one pool, each group (count, GiB, activity) after the one before (node and pod numbers run on)."""
+    out: list[Device] = []
+    for count, gib, active in groups:
+        for d in _gpus(len(out) + count, gib, active)[len(out):]:
+            out.append(d)
+    return out
+
+
+def _unallocated(devices: list[Device], *which: int) -> list[Device]:
+    for k in which:
+        devices[k].pods = {}
+    return devices
+
+
+def _recommend(devices: list[Device], min_hours: float = 24, **given) -> sizing.Recommendation:
+    from gengpu.model import build_profile
+
+    profile = build_profile({
+        "apiVersion": "gengpu.dev/v1alpha1", "kind": "GPUProfile", "metadata": {"name": "p"},
+        "spec": {"platform": "eks", "region": "us-east-1", "kubernetesVersion": "1.33",
+                 "operator": {"version": "v26.7.0"},
+                 "nodePools": [{"name": "gpu", "gpu": "A100-40GB", "gpusPerNode": 8, "instanceTypes": ["p4d.24xlarge"],
+                                "capacityTypes": ["on-demand"], "provisioner": "karpenter",
+                                "limits": {"gpus": 16}}]}}, "p.yaml")
+    pool = profile.node_pools[0]
+    usage = sizing.PoolUsage(profile, None, pool, sorted({d.node for d in devices}), devices, "1d", "test")
+    return sizing.recommend(usage, min_hours, **given)
+
+
+def test_a_pool_of_small_pods_on_whole_gpus_is_proposed_mig_in_whole_nodes():
+    """16 A100s (two nodes of 8), each with one pod at 3.9 GiB and 10% activity: 7 x 1g.5gb per GPU holds the 16 pods
+    on 3 GPUs, one node of 8; the limit follows (16 GPUs at 7 pods each: 3, one node); the saving is 8 GPUs at the
+    pool's on-demand GPU-hour (gengpu/data/prices.yaml: p4d.24xlarge in us-east-1, 8 GPUs) for 730 hours."""
+    import yaml
+
+    rec = _recommend(_gpus(16, 3.9, 0.1))
+    node_hour = yaml.safe_load((Path(sizing.__file__).parent / "data" / "prices.yaml").read_text())[
+        "eks"]["p4d.24xlarge"]["us-east-1"]["onDemand"]
+    assert (rec.verdict, rec.reason) == ("mig", "16 GPU(s) whose pods peaked at 3.9 GiB of 40 GiB and 10% p95 activity "
+                                                "over 24.0 h: MIG 7 x 1g.5gb per GPU holds them on 8 GPU(s)")
+    assert rec.proposed == {"sharing": {"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}}},
+                            "limits": {"gpus": 8}, "gpus": 8}
+    assert rec.monthly_delta == pytest.approx(-8 * node_hour / 8 * 730)
+    assert (rec.evidence["gpus"], rec.evidence["pods"], rec.evidence["headroomLeft"]) == (16, 16, round(
+        4.75 / 3.9 - 1, 3))
+
+
+@pytest.mark.parametrize("devices, given, verdict, reason", [
+    ([], {}, "none", "no dcgm-exporter series for the pool's 0 node(s) in 1d: nothing to size on"),
+    (_gpus(16, 3.9, 0.1), {"min_hours": 48}, "none",
+     "too little data: 24.0 h of samples, at least 48 h are needed"),
+    (_gpus(16, 3.9, 0.1), {"gone": {"ip-10-0-0-1": "no pool label", "ip-10-0-0-2": "x", "ip-10-0-0-3": "x",
+                                    "ip-10-0-0-4": "x"}}, "none",
+     "4 node(s) with this pool's GPU reported in the window but are not in the cluster now (ip-10-0-0-1, ip-10-0-0-2, "
+     "ip-10-0-0-3, ...): autoscaled away, their jobs may need more than the survivors show; their pool is not known "
+     "(ip-10-0-0-1: no pool label)"),
+    (_gpus(16, 3.9, 0.1), {"doubt": "two clusters' nodes share names"}, "none", "two clusters' nodes share names"),
+    # a memory figure that cannot be: above the GPU's 40 GiB (with 2% of slack)
+    (_gpus(15, 3.9, 0.1) + _gpus(1, 41.0, 0.1), {}, "none",
+     "the memory figures of 1 device(s) (node-0 GPU 0) are missing or cannot be (not a number, below 0, above the "
+     "GPU's memory): nothing is proposed on them"),
+    (_mixed((12, 3.9, 0.1), (4, 41.0, 0.1)), {}, "none",
+     "the memory figures of 4 device(s) (node-1 GPU 4, node-1 GPU 5, node-1 GPU 6, ...) are missing or cannot be (not a "
+     "number, below 0, above the GPU's memory): nothing is proposed on them"),
+    # exactly two GPUs held by one pod: the pool stays whole GPUs
+    (_gpus(16, 3.9, 0.1, **{"1": "gpu-0"}), {}, "keep",
+     "1 pod(s) hold several GPUs (ml/gpu-0: 2): a process sees one MIG device and MIG has no NVLink or peer-to-peer, "
+     "time-slicing would put them on slices of one GPU; the pool stays whole GPUs"),
+    # busy: no MIG profile holds a pod at 90%, nor do two share a GPU
+    (_gpus(16, 3.9, 0.9), {}, "keep",
+     "busy: 16 GPU(s) whose pods peaked at 3.9 GiB of 40 GiB and 90% p95 activity over 24.0 h; packing them frees no "
+     "GPU"),
+    # one node of small pods: packed on 2 GPUs, but nodes come whole, and that is still one node of 8
+    (_gpus(8, 3.9, 0.1), {}, "keep",
+     "busy: 8 GPU(s) whose pods peaked at 3.9 GiB of 40 GiB and 10% p95 activity over 24.0 h; packing them frees no "
+     "GPU"),
+    # no activity series at all: each GPU counts as busy, and the reason says so
+    (_gpus(16, 3.9, None), {}, "keep",
+     "busy: 16 GPU(s) whose pods peaked at 3.9 GiB of 40 GiB and no activity series (each GPU counted as busy) over "
+     "24.0 h; packing them frees no GPU"),
+])
+def test_what_a_pool_is_told_and_why(devices, given, verdict, reason):
+    rec = _recommend(devices, **given)
+    assert (rec.verdict, rec.reason, rec.proposed) == (verdict, reason, None)
+
+
+@pytest.mark.parametrize("devices, verdict, reason", [
+    # the biggest pod and the busiest decide: one pod at 3.9 GiB among 3.0 GiB ones
+    (_mixed((15, 3.0, 0.05), (1, 3.9, 0.1)), "mig",
+     "16 GPU(s) whose pods peaked at 3.9 GiB of 40 GiB and 10% p95 activity over 24.0 h: MIG 7 x 1g.5gb per GPU "
+     "holds them on 8 GPU(s)"),
+    # one GPU without an activity figure counts as busy (100%): no MIG profile holds it, nor do two share a GPU
+    (_mixed((15, 3.9, 0.1), (1, 3.9, None)), "keep",
+     "busy: 16 GPU(s) whose pods peaked at 3.9 GiB of 40 GiB and 100% p95 activity over 24.0 h; packing them frees no "
+     "GPU"),
+    # GPUs no pod holds are not sized on (whatever their memory shows): the 14 pods fit 1g.5gb
+    (_unallocated(_mixed((14, 3.9, 0.1), (2, 30.0, 0.5)), 14, 15), "mig",
+     "16 GPU(s) whose pods peaked at 3.9 GiB of 40 GiB and 10% p95 activity over 24.0 h: MIG 7 x 1g.5gb per GPU "
+     "holds them on 8 GPU(s)"),
+    # pods that need a whole GPU each, on 8 of 16 GPUs: one per GPU frees nothing a MIG layout would
+    (_unallocated(_gpus(16, 20.0, 0.3), *range(8, 16)), "keep",
+     "busy: 16 GPU(s) whose pods peaked at 20.0 GiB of 40 GiB and 30% p95 activity over 24.0 h; packing them frees no "
+     "GPU"),
+    # pods that used no memory at all: the smallest instance, and no headroom figure divided by zero
+    (_gpus(16, 0.0, 0.05), "mig",
+     "16 GPU(s) whose pods peaked at 0.0 GiB of 40 GiB and 5% p95 activity over 24.0 h: MIG 7 x 1g.5gb per GPU holds "
+     "them on 8 GPU(s)"),
+])
+def test_which_gpus_and_figures_a_proposal_rests_on(devices, verdict, reason):
+    rec = _recommend(devices)
+    assert (rec.verdict, rec.reason, rec.evidence["gpus"]) == (verdict, reason, 16)
+    assert ("headroomLeft" in rec.evidence) is (verdict == "mig" and rec.evidence["memPeakMiB"] > 0)
+
+
+def test_an_autoscaled_pools_saving_is_for_the_hours_its_gpus_ran():
+    """Half the GPUs there all the window, half for half of it: they ran 75% of its GPU-hours, and the saving is 75%
+    of an always-on pool's; at 90% or more a pool is priced as always on."""
+    always = _recommend(_gpus(16, 3.9, 0.1))
+    devices = _gpus(16, 3.9, 0.1)
+    for k, d in enumerate(devices):
+        d.figures.present = 100.0 if k < 8 else 50.0
+    rec = _recommend(devices)
+    assert (rec.evidence["runShare"], rec.evidence["basis"]) == (0.75, "autoscaled: the GPUs ran 75% of the 24.0 h")
+    assert rec.monthly_delta == pytest.approx(always.monthly_delta * 0.75)
+    for d in devices:
+        d.figures.present = 100.0 if d.figures.present == 100.0 else 80.0  # 90% of the GPU-hours
+    rec = _recommend(devices)
+    assert (rec.evidence["runShare"], rec.evidence["basis"], rec.monthly_delta) == (0.9, "always on",
+                                                                                    always.monthly_delta)
+
+
+def test_allocated_gpus_that_did_nothing_are_named():
+    """A GPU a pod holds whose p95 activity and peak memory are both under 1% of the GPU did nothing; one under 1% of
+    activity that used memory, a GPU no pod holds, or one without an activity figure did something or is not said."""
+    devices = _mixed((12, 3.9, 0.1), (1, 0.0, 0.005), (1, 1.0, 0.005), (1, 0.0, None), (1, 0.0, 0.0))
+    _unallocated(devices, 15)
+    rec = _recommend(devices)
+    assert (rec.idle, rec.evidence["idleGpus"]) == (["node-1 GPU 4"], 1)

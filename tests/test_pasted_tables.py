@@ -51,7 +51,10 @@ def test_a_daemonsets_table_reads_as_its_rows(entry):
         got.append({"name": ds.name, **({"namespace": ds.text("metadata", "namespace")} if ds.text("metadata", "namespace") else {}),
                     "numbers": [status.get(k) for k in ("desiredNumberScheduled", "currentNumberScheduled",
                                                         "numberReady", "updatedNumberScheduled", "numberAvailable")],
-                    "selector": ds.mapping("spec", "template", "spec", "nodeSelector")})
+                    "selector": ds.mapping("spec", "template", "spec", "nodeSelector"),
+                    # (-o wide's CONTAINERS and IMAGES)
+                    **({"images": [f"{c['name']}={c['image']}" for c in containers]}
+                       if (containers := ds.sequence("spec", "template", "spec", "containers")) else {})})
     assert got == entry["expect"]
     assert len(snap.pods) == entry.get("pods", 0)
 
@@ -81,11 +84,13 @@ def test_an_events_table_reads_as_its_rows(entry):
     got = []
     for ev in snap.events:
         about = ev.mapping("involvedObject")
-        resource = next(k for k, v in KINDS.items() if v == about.get("kind"))
-        got.append(f"{resource}/{about.get('name')} {ev.text('type')} {ev.text('reason')}: {ev.text('message')}")
-        # (no NAMESPACE column: the namespace is the command's, which the table does not print, so none is made up)
-        assert "namespace" not in ev.mapping("metadata") and "namespace" not in about
+        got.append(f"{about.get('kind').lower()}/{about.get('name')} {ev.text('type')} {ev.text('reason')}: "
+                   f"{ev.text('message')}")
+        # (no NAMESPACE column: the namespace is the command's -n, else none is made up)
+        assert (ev.text("metadata", "namespace"), about.get("namespace")) == (entry.get("namespace"),) * 2
     assert got == entry["expect"]
+    # how many times each happened, where the table prints it (-o wide's COUNT, `kubectl events`' "(xN over M)")
+    assert [ev.get("count") or 1 for ev in snap.events] == entry.get("counts", [1] * len(got))
 
 
 @pytest.mark.parametrize("entry", _of("resourceclaims"), ids=_ids(_of("resourceclaims")))
@@ -542,7 +547,10 @@ def test_a_described_pod_and_its_events_are_placed_at_their_lines(entry):
     assert [e.doc.position(e.path) for e in snap.events] == [(i + 1, 1) for i in rows]
 
 
-_TABLES = [e for e in PASTES if not e["kind"].startswith("describe-") and e["kind"] != "upgrade-states"]
+# (not `kubectl get events -o wide`: collapsed, its row cannot be told apart by words: SUBOBJECT may be empty, SOURCE
+# ("kubelet, node") and MESSAGE are several words each, and neither is the last column)
+_TABLES = [e for e in PASTES if not e["kind"].startswith("describe-") and e["kind"] != "upgrade-states"
+           and not e["file"].startswith("events-wide-")]
 _HEADER = re.compile(r"(^|\s)(NAME|NAMESPACE|LAST SEEN)\s{2,}[A-Z]")  # (after a command, where its newline was lost)
 
 

@@ -5,9 +5,11 @@ for each boundary)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gengpu.live import pasted, snapshot
 
@@ -95,3 +97,52 @@ def test_a_show_labels_row_the_paste_wrapped_leaves_the_rows_after_it_read():
     assert snap.nodes[1].doc.position(snap.nodes[1].path) == (5, 1)
     # the first row keeps the labels before the cut
     assert list(snap.nodes[0].labels) == list(whole.nodes[0].labels)[:5]
+
+
+# a real node (NVIDIA/k8s-device-plugin#112, `kubectl get node 192.168.13.64 -o yaml`: tests/live-corpus/states)
+NODE = yaml.safe_load((CORPUS / "states" / "k8s-device-plugin-112-node-yaml-1gpu-allocatable-1.yaml").read_text())
+
+
+@pytest.mark.parametrize("command, shown", [
+    ("jq .status", lambda status: json.dumps(status, indent=2)),
+    ("jq '{status}'", lambda status: json.dumps({"status": status}, indent=2)),
+    ("jq .status.allocatable", lambda status: json.dumps(status["allocatable"], indent=2)),
+])
+def test_a_nodes_status_pasted_without_its_kind_is_that_nodes(command, shown):
+    """`kubectl get node X -o json | jq ...` of the node's status, or of its allocatable alone: one node, its
+    capacity and allocatable as the paste shows them (a resource list alone is taken as capacity)."""
+    status = NODE["status"]
+    text = f"$ kubectl get node 192.168.13.64 -o json | {command}\n{shown(status)}\n"
+    snap, findings = snapshot.load(text.encode(), "status.json")
+    (node,) = snap.nodes
+    assert findings == [] and node.name == "(pasted node)"
+    if command.endswith("allocatable"):
+        assert (node.mapping("status", "capacity"), node.mapping("status", "allocatable")) == \
+            (status["allocatable"], {})
+    else:
+        assert (node.mapping("status", "capacity"), node.mapping("status", "allocatable"),
+                node.sequence("status", "conditions")) == (status["capacity"], status["allocatable"],
+                                                           status.get("conditions", []))
+
+
+@pytest.mark.parametrize("data", [
+    {"status": {"phase": "Running", "podIP": "10.0.0.1"}},  # a pod's status, not a node's
+    {"status": {"capacity": {"nvidia.com/gpu": "1"}}, "spec": {}},  # more than a status: no kindless node
+    {"phase": "Running", "conditions": []},  # status fields without capacity or allocatable
+    {"capacity": {"nvidia.com/gpu": "1"}, "metadata": {"name": "x"}},  # capacity beside what no status holds
+    {"status": "ok"},
+    {"status": ["capacity"]},
+])
+def test_what_is_no_nodes_status(data):
+    assert snapshot._kindless_node(data) is None
+
+
+@pytest.mark.parametrize("data, status", [
+    ({"status": {"allocatable": {"nvidia.com/gpu": "1"}}}, {"allocatable": {"nvidia.com/gpu": "1"}}),
+    # status's fields without status: allocatable (no capacity) beside the node's info
+    ({"allocatable": {"nvidia.com/gpu": "1"}, "nodeInfo": {"kubeletVersion": "v1.33.1"}},
+     {"allocatable": {"nvidia.com/gpu": "1"}, "nodeInfo": {"kubeletVersion": "v1.33.1"}}),
+])
+def test_a_status_with_allocatable_alone_is_a_nodes(data, status):
+    assert snapshot._kindless_node(data) == {"apiVersion": "v1", "kind": "Node",
+                                            "metadata": {"name": "(pasted node)"}, "status": status}

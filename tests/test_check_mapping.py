@@ -252,6 +252,8 @@ def test_a_cluster_no_profile_claims_is_said_once_with_the_first_three_reasons()
     assert mismatch(Snapshot("s", nodes=nodes[:1]), [], why[:3]).message == (
         "no node of s belongs to a pool of the profiles (1 node(s), 1 with GPUs): is it a snapshot of another "
         "cluster? (node n0: not L4; node n1: not L4; node n2: not L4)")
+    assert mismatch(Snapshot("s", nodes=nodes[:1]), [], why[:4]).message.endswith(
+        "(node n0: not L4; node n1: not L4; node n2: not L4; and 1 more)")  # (exactly one past three)
     assert mismatch(Snapshot("s", nodes=[]), ["p"]).message == (
         "no node of s belongs to a pool of p (0 node(s), 0 with GPUs): is it a snapshot of another cluster?")
 

@@ -266,3 +266,41 @@ def test_paused_operands_are_told_by_the_upgrade_state_beside_them(run, tmp_path
         labels["nvidia.com/gpu-driver-upgrade-state"] = state
     node = {**NODE, "metadata": {**NODE["metadata"], "labels": labels}}
     assert _check(run, tmp_path, PROFILE, _snapshot(node)) == expected
+
+
+def _event(kind: str, name: str, message: str) -> dict:
+    return {"involvedObject": {"kind": kind, "name": name}, "type": "Warning", "reason": "X", "message": message}
+
+
+@pytest.mark.parametrize("kind, name, message, kept", [
+    # the GPU stack's own objects: any Warning about one
+    ("ClusterPolicy", "cluster-policy", "x", True), ("NVIDIADriver", "default", "x", True),
+    ("GPUCluster", "g", "x", True), ("ComputeDomain", "cd", "x", True),
+    # a GPU node's, and not another node's
+    ("Node", "gpu-1", "NodeNotReady", True), ("Node", "cpu-1", "NodeNotReady", False),
+    # a pod or DaemonSet of the stack, by its name
+    ("Pod", "nvidia-device-plugin-daemonset-x7k2p", "Back-off restarting failed container", True),
+    ("DaemonSet", "nvidia-dcgm-exporter", "x", True), ("Pod", "web-7d9f", "Back-off restarting failed container", False),
+    ("Deployment", "nvidia-device-plugin-daemonset", "x", False),  # (a Deployment is no pod or DaemonSet of it)
+    # words that name the GPU, or a message the stack's known causes explain (kinds.yaml stackEvents)
+    ("Pod", "train-0", "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.", True),
+    ("Pod", "train-0", "failed to find plugin \"gke\" in path", True),
+    ("Pod", "train-0", "Readiness probe failed", False),
+    ("Pod", "train-0", "PodResources API Get method disabled", True),
+    ("Pod", "train-0", "Liveness probe failed: HTTP probe failed with statuscode: 500", False),
+])
+def test_which_warnings_a_live_capture_keeps(kind, name, message, kept):
+    from gengpu.live.kube import _gpu_event
+
+    assert _gpu_event(_event(kind, name, message), {"gpu-1"}) is kept
+
+
+def test_a_kept_warnings_message_is_cut_at_its_bound():
+    from gengpu.live.kube import EVENT_MESSAGE, _gpu_event
+
+    for length, shown in ((EVENT_MESSAGE, "x" * EVENT_MESSAGE), (EVENT_MESSAGE + 1, "x" * EVENT_MESSAGE + " ...")):
+        event = _event("ClusterPolicy", "cluster-policy", "x" * length)
+        assert _gpu_event(event, set()) and event["message"] == shown
+    event = _event("Pod", "web", "y" * (EVENT_MESSAGE + 1))
+    assert not _gpu_event(event, set()) and event["message"] == "y" * (EVENT_MESSAGE + 1)  # (dropped: left whole)
+    assert _gpu_event({"involvedObject": None, "message": None}, {"gpu-1"}) is False

@@ -119,3 +119,92 @@ def test_pods_of_a_capture_share_the_mappings_they_repeat_and_keep_them_whole():
     assert limits[0] is limits[1] and limits[2] is not limits[0] and limits[2] == {"nvidia.com/gpu": "2"}
     # outside a capture nothing is shared
     assert kube.kept(pod("a", "1"))["spec"]["tolerations"][0] is not one["spec"]["tolerations"][0]
+
+
+def test_what_a_snapshot_keeps_of_each_kind():
+    """Exactly what the checks read, kind by kind (a pod's scheduling, containers and their states; a DaemonSet's
+    placement and images; a node's labels, taints, resources, conditions and kubelet; the operator's node selector
+    and device-plugin config; an event whole but for its bookkeeping); everything else is dropped."""
+    from gengpu.live import kube
+
+    meta = {"name": "x", "namespace": "gpu-operator", "labels": {"app": "x"}, "creationTimestamp": "2026-01-01T00:00:00Z",
+            "ownerReferences": [{"kind": "DaemonSet", "name": "x"}], "uid": "u", "resourceVersion": "1",
+            "annotations": {"a": "b"}, "managedFields": [{}]}
+    kept_meta = {k: meta[k] for k in ("name", "namespace", "labels", "creationTimestamp", "ownerReferences")}
+    container = {"name": "c", "image": "nvcr.io/x:1", "resources": {"limits": {"nvidia.com/gpu": "1"}},
+                 "env": [{"name": "A"}], "command": ["x"]}
+    status = {"name": "c", "state": {"running": {}}, "lastState": {}, "ready": True, "restartCount": 2,
+              "started": True, "image": "x", "imageID": "sha", "containerID": "cri://1"}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {**meta, "deletionTimestamp": "2026-01-02T00:00:00Z"},
+           "spec": {"nodeName": "n", "nodeSelector": {"a": "b"}, "affinity": {}, "tolerations": [{"key": "k"}],
+                    "resourceClaims": [{"name": "gpu"}], "schedulerName": "s", "priorityClassName": "p",
+                    "runtimeClassName": "nvidia", "volumes": [{}], "serviceAccountName": "sa",
+                    "initContainers": [container, "not a container"], "containers": [container]},
+           "status": {"phase": "Running", "conditions": [{"type": "Ready"}], "reason": "Evicted", "podIP": "1.2.3.4",
+                      "initContainerStatuses": [status], "containerStatuses": [status, 7], "qosClass": "x"}}
+    small = {"name": "c", "image": "nvcr.io/x:1", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    small_status = {k: status[k] for k in ("name", "state", "lastState", "ready", "restartCount", "started")}
+    assert kube.kept(pod) == {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {**kept_meta, "deletionTimestamp": "2026-01-02T00:00:00Z"},
+        "spec": {"nodeName": "n", "nodeSelector": {"a": "b"}, "affinity": {}, "tolerations": [{"key": "k"}],
+                 "resourceClaims": [{"name": "gpu"}], "schedulerName": "s", "priorityClassName": "p",
+                 "runtimeClassName": "nvidia", "initContainers": [small], "containers": [small]},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready"}], "reason": "Evicted",
+                   "initContainerStatuses": [small_status], "containerStatuses": [small_status]}}
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta,
+          "spec": {"selector": {}, "updateStrategy": {}, "template": {"metadata": {"labels": {}}, "spec": {
+              "nodeSelector": {"a": "b"}, "affinity": {}, "tolerations": [], "volumes": [],
+              "containers": [container, None]}}},
+          "status": {"desiredNumberScheduled": 1, "numberReady": 0}}
+    assert kube.kept(ds) == {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": kept_meta,
+                             "spec": {"template": {"spec": {"nodeSelector": {"a": "b"}, "affinity": {}, "tolerations": [],
+                                                            "containers": [{"name": "c", "image": "nvcr.io/x:1"}]}}},
+                             "status": {"desiredNumberScheduled": 1, "numberReady": 0}}
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": meta,
+            "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}], "unschedulable": True, "providerID": "aws:///x",
+                     "podCIDR": "10.0.0.0/24"},
+            "status": {"capacity": {"nvidia.com/gpu": "8"}, "allocatable": {"nvidia.com/gpu": "8"},
+                       "conditions": [{"type": "Ready", "status": "True"}], "images": [{}], "addresses": [],
+                       "nodeInfo": {"kubeletVersion": "v1.33.1", "osImage": "x"}}}
+    assert kube.kept(node) == {"apiVersion": "v1", "kind": "Node", "metadata": kept_meta,
+                               "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}], "unschedulable": True,
+                                        "providerID": "aws:///x"},
+                               "status": {"capacity": {"nvidia.com/gpu": "8"}, "allocatable": {"nvidia.com/gpu": "8"},
+                                          "conditions": [{"type": "Ready", "status": "True"}],
+                                          "nodeInfo": {"kubeletVersion": "v1.33.1"}}}
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": meta, "involvedObject": {"kind": "Pod", "name": "x"},
+             "reason": "BackOff", "message": "m", "type": "Warning", "count": 3, "lastTimestamp": "t2",
+             "firstTimestamp": "t1", "source": {"component": "kubelet"}, "reportingComponent": "kubelet",
+             "eventTime": None}
+    assert kube.kept(event) == {**{k: v for k, v in event.items() if k not in ("reportingComponent", "eventTime")},
+                                "metadata": kept_meta}
+    policy = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": meta,
+              "spec": {"nodeSelector": {"a": "b"}, "driver": {"enabled": True},
+                       "devicePlugin": {"config": {"name": "cfg", "default": "any"}, "enabled": True}},
+              "status": {"state": "ready"}}
+    assert kube.kept(policy) == {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": kept_meta,
+                                 "spec": {"nodeSelector": {"a": "b"},
+                                          "devicePlugin": {"config": {"name": "cfg", "default": "any"}}},
+                                 "status": {"state": "ready"}}
+    # a kind the checks read whole (a ResourceSlice), and objects whose parts are not mappings
+    other = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": meta, "spec": {"driver": "d"}}
+    assert kube.kept(other) == {**other, "metadata": kept_meta}
+    assert kube.kept({"kind": "Pod", "metadata": [], "spec": "x", "status": 1}) == \
+        {"apiVersion": None, "kind": "Pod", "metadata": {}, "spec": "x", "status": 1}
+    assert kube.kept({"kind": "NVIDIADriver", "spec": {"devicePlugin": []}, "status": None}) == \
+        {"apiVersion": None, "kind": "NVIDIADriver", "metadata": {}, "spec": {}}
+
+
+@pytest.mark.parametrize("spec, asks", [
+    ({"containers": [{"resources": {"limits": {"nvidia.com/gpu": "1"}}}]}, True),
+    ({"containers": [{"resources": {"requests": {"nvidia.com/mig-1g.10gb": "1"}}}]}, True),
+    ({"initContainers": [{"resources": {"limits": {"nvidia.com/gpu.shared": "1"}}}]}, True),
+    ({"resourceClaims": [{"name": "gpu"}], "containers": [{}]}, True),
+    ({"containers": [{"resources": {"limits": {"cpu": "1", "amd.com/gpu": "1"}}}, None]}, False),
+    ({"containers": None, "resourceClaims": []}, False),
+    ({}, False),
+])
+def test_which_pods_a_live_capture_reads_as_asking_for_a_gpu(spec, asks):
+    from gengpu.live import kube
+
+    assert kube._asks_for_gpu({"spec": spec}) is asks

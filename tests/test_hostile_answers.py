@@ -496,3 +496,80 @@ def test_a_prometheus_sample_value_that_is_not_a_number_counts_for_nothing(right
     result, fake = rightsize(lambda h, n: h.send(200, body))
     assert result.exit_code in (0, 1), result.output
     assert [r["verdict"] for r in json.loads(result.stdout)["recommendations"]] == ["none", "none"]
+
+
+@pytest.mark.parametrize("status, said, reason", [
+    (0, "SSLError\nMaxRetryError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed",
+     "TLS with the API server failed: its certificate is not one the kubeconfig's certificate-authority signed "
+     "(MaxRetryError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed)"),
+    (0, "SSLError: [SSL: WRONG_VERSION_NUMBER] wrong version number",
+     "TLS with the API server failed: the TLS handshake failed (SSLError: [SSL: WRONG_VERSION_NUMBER] wrong version "
+     "number)"),
+    (401, "Unauthorized", "credentials rejected (401: the token or certificate of the kubeconfig is expired or wrong; "
+                          "log in again)"),
+    (403, "Forbidden", "forbidden (RBAC)"),
+    (404, "Not Found", "not served (its CRD is not installed)"),
+    (410, "Gone", "the list expired twice while it was read (410 Gone); try again"),
+    (429, "Too Many Requests", "throttled (429 Too Many Requests, asked again after its Retry-After): the API server "
+                               "is busy; try later"),
+    (503, "Service Unavailable", "unavailable (503, asked again after its Retry-After): the API server is overloaded "
+                                 "or restarting"),
+    (500, "Internal Server Error", "HTTP 500 Internal Server Error"),
+    (502, None, "HTTP 502"),
+    (500, "x" * 400, ("HTTP 500 " + "x" * 400)[:300]),
+    (0, "SSLError\n" + "y" * 400, "TLS with the API server failed: the TLS handshake failed (" + "y" * 300 + ")"),
+    (500, "SSLError in a proxy", "HTTP 500 SSLError in a proxy"),  # (a status: the server's answer, not TLS)
+    # no status: the exception's first line, cut; a control character shown, not printed
+    (None, "connection refused\nretrying", "connection refused"),
+    (None, "z" * 400, "z" * 200),
+    (None, "bad \x1b[31m answer", "bad \\x1b[31m answer"),
+])
+def test_why_the_api_server_did_not_answer_in_a_users_words(status, said, reason):
+    """Each refusal of the API server (its status, or a TLS failure the client reports as status 0) said as what it
+    means and what to do, one line, never a terminal escape."""
+    from kubernetes.client.exceptions import ApiException
+
+    from gengpu.live import client
+
+    assert client.reason(ApiException(status=status, reason=said)) == reason
+    assert client.tls_failure(ApiException(status=status, reason=said)) == (reason if reason.startswith("TLS") else None)
+
+
+def test_an_answer_gengpu_cannot_read_is_refused_as_the_clients_error():
+    from kubernetes.client.exceptions import ApiException
+
+    from gengpu.live import client
+
+    assert client.parse(b'{"kind": "List", "items": []}') == {"kind": "List", "items": []}
+    with pytest.raises(ApiException) as refused:
+        client.parse(b'{"kind": "List", "items": [')
+    assert refused.value.status == 200 and refused.value.reason.startswith("the answer is not JSON gengpu reads: ")
+
+
+@pytest.mark.parametrize("head, token", [
+    (b'{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEi"},'
+     b'"items":[', "eyJ2IjoibWV0YS5rOHMuaW8vdjEi"),
+    (b'{"kind":"PodList","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"continue":"x"}}]}', None),
+    (b'{"kind":"PodList","metadata":{"continue":""},"items":[]}', ""),
+    (b'[{"metadata":{"continue":"x"}}]', None),
+])
+def test_a_lists_continue_token_is_read_from_its_metadata_only(head, token):
+    from gengpu.live.client import continue_token
+
+    assert continue_token(head) == token
+
+
+def test_a_captures_clock_gives_each_request_what_is_left_and_says_when_it_ran_out():
+    from gengpu.findings import UsageError
+    from gengpu.live import kube
+
+    clock = kube.Clock(1000)
+    assert clock.timeout() == kube.TIMEOUT and not clock.ran_out()
+    short = kube.Clock(5)
+    assert 4 < short.timeout() <= 5 and not short.ran_out()
+    over = kube.Clock(0)
+    assert over.ran_out()
+    with pytest.raises(UsageError) as stopped:
+        over.timeout()
+    assert str(stopped.value) == ("the capture did not finish within 0 s (GENGPU_KUBE_DEADLINE sets the limit); the API "
+                                  "server is slow to answer, or the cluster larger than the limit allows")

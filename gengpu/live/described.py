@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from gengpu.live.pasted import COMMAND, TextDoc, number
-from gengpu.live.tables import _row, asked_namespace, event
+from gengpu.live.tables import _row, asked_namespace, event, times
 
 
 def _spans(starts: list[int], end: int) -> list[tuple[int, int]]:
@@ -53,14 +53,13 @@ def event_lines(lines: list[str], used: list[bool], objects: list[dict], doc: Te
         if len(cells) < 5:
             continue
         type_, reason, age, _source, message = cells[0], cells[1], cells[2], cells[3], "  ".join(cells[4:])
-        count = _AGE_COUNT.search(age)
         pod = _IN_POD.search(message)
         if i == 0 or not used[i - 1] or not blocks:
             blocks.append([])  # a new run of event lines: one object's Events, where describe printed them
         blocks[-1].append(len(objects))
         doc.places[("items", len(objects))] = (i + 1, 1)
         objects.append(event(pod.group(2) if pod else "", "Pod" if pod else "", pod.group(1) if pod else "", type_,
-                             reason, message, (number(count.group(1)) or 0) if count else 0))
+                             reason, message, times(age)))
         used[i] = True
     # a run whose events name one pod (the scheduler's "Successfully assigned NS/NAME to NODE", the kubelet's "in pod
     # NAME_NS(uid)") is that pod's: its other events are about it too
@@ -73,7 +72,6 @@ def event_lines(lines: list[str], used: list[bool], objects: list[dict], doc: Te
             for k in run:
                 objects[k]["metadata"] = {"namespace": ns}
                 objects[k]["involvedObject"] = {"kind": "Pod", "name": name, "namespace": ns}
-_AGE_COUNT = re.compile(r"\(x(\d+) over")
 
 
 def pods(lines: list[str], used: list[bool], objects: list[dict], doc: TextDoc) -> None:
@@ -196,8 +194,7 @@ def _events(block: list[str], start: int) -> list[tuple[int, dict, int]]:
             continue
         row = _row(header, line)
         if row and row.get("Type") in ("Warning", "Normal"):
-            count = _AGE_COUNT.search(row.get("Age", ""))
-            out.append((start + k, row, (number(count.group(1)) or 0) if count else 0))
+            out.append((start + k, row, times(row.get("Age", ""))))
     return out
 
 

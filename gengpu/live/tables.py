@@ -166,6 +166,7 @@ def _row(header: str, line: str) -> dict[str, str] | None:
     return cells
 
 
+_TIMES = re.compile(r"\(x(\d+) over ")
 _COUNT_OR_AGE = re.compile(r"^(\d+|(\d+[smhdy])+)$")
 
 
@@ -290,15 +291,15 @@ def _event_row(row: dict) -> dict | None:
     if "/" not in kind_name or row.get("TYPE") not in ("Warning", "Normal"):
         return None
     kind, _, name = kind_name.partition("/")
-    # how many times it happened: `-o wide`'s COUNT, `kubectl events`' LAST SEEN "2m (x14 over 6m)"; `kubectl get
-    # events` prints neither
-    times = _TIMES.search(row.get("LAST SEEN", ""))
-    count = number(row.get("COUNT", "")) or (number(times.group(1)) if times else None) or 0
+    # how many times it happened: `-o wide`'s COUNT, `kubectl events`' LAST SEEN; `kubectl get events` prints neither
     return event(row.get("NAMESPACE", ""), kind, name, row["TYPE"], row.get("REASON", ""), row.get("MESSAGE", ""),
-                 count)
+                 number(row.get("COUNT", "")) or times(row.get("LAST SEEN", "")))
 
 
-_TIMES = re.compile(r"\(x(\d+) over ")
+def times(age: str) -> int:
+    """How many times an event happened, as an age cell says it ("2m (x14 over 6m)"); 0 where it does not."""
+    said = _TIMES.search(age)
+    return (number(said.group(1)) or 0) if said else 0
 
 
 _KINDS = {"pod": "Pod", "node": "Node", "daemonset": "DaemonSet", "deployment": "Deployment",

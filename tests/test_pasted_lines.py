@@ -132,17 +132,30 @@ def test_a_nodes_status_pasted_without_its_kind_is_that_nodes(command, shown):
     {"capacity": {"nvidia.com/gpu": "1"}, "metadata": {"name": "x"}},  # capacity beside what no status holds
     {"status": "ok"},
     {"status": ["capacity"]},
+    {"nvidia.com/gpu.product": {"name": "A100"}},  # a label's value is no mapping
+    {"app": "web", "tier": "front"},  # labels, but none a node's
 ])
 def test_what_is_no_nodes_status(data):
     assert snapshot._kindless_node(data) is None
 
 
+def test_a_nodes_labels_alone_are_that_node_by_its_hostname():
+    """Kubernetes' own node labels alone (no NVIDIA one) are a node's, named by kubernetes.io/hostname."""
+    labels = {"kubernetes.io/hostname": "gpu-1", "kubernetes.io/os": "linux"}
+    assert snapshot._kindless_node(labels) == {"apiVersion": "v1", "kind": "Node",
+                                               "metadata": {"name": "gpu-1", "labels": labels}}
+
+
 @pytest.mark.parametrize("data, status", [
     ({"status": {"allocatable": {"nvidia.com/gpu": "1"}}}, {"allocatable": {"nvidia.com/gpu": "1"}}),
+    ({"status": {"capacity": {"nvidia.com/gpu": "1"}}}, {"capacity": {"nvidia.com/gpu": "1"}}),
+    ({"capacity": {"nvidia.com/gpu": "1"}, "nodeInfo": {}}, {"capacity": {"nvidia.com/gpu": "1"}, "nodeInfo": {}}),
+    # a resource list alone (`-o jsonpath={.status.capacity}`) is taken as capacity, its values as strings
+    ({"nvidia.com/gpu": 1, "cpu": "8"}, {"capacity": {"nvidia.com/gpu": "1", "cpu": "8"}}),
     # status's fields without status: allocatable (no capacity) beside the node's info
     ({"allocatable": {"nvidia.com/gpu": "1"}, "nodeInfo": {"kubeletVersion": "v1.33.1"}},
      {"allocatable": {"nvidia.com/gpu": "1"}, "nodeInfo": {"kubeletVersion": "v1.33.1"}}),
 ])
-def test_a_status_with_allocatable_alone_is_a_nodes(data, status):
+def test_a_status_or_its_resources_alone_are_a_nodes(data, status):
     assert snapshot._kindless_node(data) == {"apiVersion": "v1", "kind": "Node",
                                             "metadata": {"name": "(pasted node)"}, "status": status}

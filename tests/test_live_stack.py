@@ -304,3 +304,26 @@ def test_a_kept_warnings_message_is_cut_at_its_bound():
     event = _event("Pod", "web", "y" * (EVENT_MESSAGE + 1))
     assert not _gpu_event(event, set()) and event["message"] == "y" * (EVENT_MESSAGE + 1)  # (dropped: left whole)
     assert _gpu_event({"involvedObject": None, "message": None}, {"gpu-1"}) is False
+
+
+@pytest.mark.parametrize("ns, state, logs, command", [
+    # the container the status names, its previous run's log after restarts
+    ("gpu-operator", stack.PodState("CrashLoopBackOff", "0/1", 3, "nvidia-driver-ctr", False, ""), "",
+     "kubectl logs -n gpu-operator p -c nvidia-driver-ctr --previous"),
+    # CrashLoopBackOff with no restart counted yet, plain or of an init container: still the run that failed
+    ("", stack.PodState("CrashLoopBackOff", "0/1", 0, "c", False, ""), "", "kubectl logs p -c c --previous"),
+    ("", stack.PodState("Init:CrashLoopBackOff", "0/1", 0, "driver-validation", True, ""), "",
+     "kubectl logs p -c driver-validation --previous"),
+    # no container named: the component's own, and no previous run to read
+    ("", stack.PodState("ImagePullBackOff", "0/1", 0, "", False, ""), "nvidia-device-plugin",
+     "kubectl logs p -c nvidia-device-plugin"),
+    ("", stack.PodState("Pending", "0/1", 0, "", False, ""), "", "kubectl logs p"),
+    # an init container a table does not name: every container's log, each line with its name
+    ("", stack.PodState("Init:0/3", "0/1", 0, "", True, ""), "toolkit", "kubectl logs p --all-containers --prefix"),
+    # values that reach a shell are quoted
+    ("team a", stack.PodState("Error", "0/1", 1, "c;rm -rf /", False, ""), "",
+     "kubectl logs -n 'team a' p -c 'c;rm -rf /' --previous"),
+])
+def test_the_log_command_a_failing_pod_is_told_to_read(ns, state, logs, command):
+    pod = Item({"kind": "Pod", "metadata": {"name": "p", **({"namespace": ns} if ns else {})}})
+    assert stack.logs_command(pod, stack.Component("c", logs, "", ""), state) == command

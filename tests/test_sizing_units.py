@@ -376,6 +376,8 @@ def test_a_pool_of_small_pods_on_whole_gpus_is_proposed_mig_in_whole_nodes():
     assert rec.monthly_delta == pytest.approx(-8 * node_hour / 8 * 730)
     assert (rec.evidence["gpus"], rec.evidence["pods"], rec.evidence["headroomLeft"]) == (16, 16, round(
         4.75 / 3.9 - 1, 3))
+    assert (rec.evidence["headroom"], rec.evidence["capacity"], rec.evidence["basis"]) == (0.2, "on-demand",
+                                                                                          "always on")
 
 
 @pytest.mark.parametrize("devices, given, verdict, reason", [

@@ -334,8 +334,7 @@ def _mixed(*groups: tuple[int, float, float | None]) -> list[Device]:
     """GPUs of one pool, each group (count, GiB, activity) after the one before (node and pod numbers run on)."""
     out: list[Device] = []
     for count, gib, active in groups:
-        for d in _gpus(len(out) + count, gib, active)[len(out):]:
-            out.append(d)
+        out += _gpus(len(out) + count, gib, active)[len(out):]
     return out
 
 

@@ -38,6 +38,8 @@ _WAITING_REASONS = {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "Inv
                     "CreateContainerConfigError", "CreateContainerError", "RunContainerError", "ContainerCreating",
                     "PodInitializing", "RegistryUnavailable", "SignatureValidationFailed", "PreStartHookError",
                     "PostStartHookError"}
+# STATUS of a container that ended without a reason: its exit code or the signal that ended it
+_ENDED = re.compile(r"^(ExitCode|Signal):(\d+)$")
 _TERMINATED_REASONS = {"Completed", "Error", "OOMKilled", "ContainerCannotRun", "DeadlineExceeded", "StartError"}
 
 
@@ -237,7 +239,7 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
             **initializing}
     elif shown.startswith("Init:"):
         reason = shown[5:]
-        code = re.match(r"^(ExitCode|Signal):(\d+)$", reason)
+        code = _ENDED.match(reason)
         state = _ended(code) if code else \
             {"waiting": {"reason": reason}} if reason in _WAITING_REASONS or reason not in _TERMINATED_REASONS else \
             {"terminated": {"exitCode": 1, "reason": reason}}
@@ -256,8 +258,8 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
         # kubectl's word for a running pod one of whose containers completed, without a Ready condition (printPod)
         status["containerStatuses"] = running[:-1] + [
             {"name": "", "ready": False, "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}]
-    elif shown in _WAITING_REASONS or shown in _TERMINATED_REASONS or re.match(r"^(ExitCode|Signal):\d+$", shown):
-        code = re.match(r"^(ExitCode|Signal):(\d+)$", shown)
+    elif shown in _WAITING_REASONS or shown in _TERMINATED_REASONS or _ENDED.match(shown):
+        code = _ENDED.match(shown)
         state = _ended(code) if code else \
             {"terminated": {"exitCode": 0 if shown == "Completed" else 1, "reason": shown}} \
             if shown in _TERMINATED_REASONS else {"waiting": {"reason": shown}}

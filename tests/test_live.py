@@ -468,6 +468,8 @@ _UNSEEN_ROWS = [("Init:1/2", "0/1", 2), ("Init:1/2", "1/1", 0), ("Init:Error", "
                 ("Init:Signal:9", "0/1", 0), ("CrashLoopBackOff", "1/2", 7), ("ContainerCreating", "0/1", 0),
                 ("PodInitializing", "0/1", 0), ("Completed", "0/1", 0), ("Error", "0/1", 3), ("OOMKilled", "0/2", 2),
                 ("ExitCode:137", "0/1", 0), ("Signal:9", "0/1", 0), ("Evicted", "0/1", 0),
+                # (the API's exit code is an int32, printed signed: a Windows code past 2^31)
+                ("ExitCode:-1073741510", "0/1", 3), ("Init:ExitCode:-1", "0/1", 1),
                 ("UnexpectedAdmissionError", "0/1", 0), ("Unknown", "0/1", 0), ("Terminating", "1/1", 0),
                 ("Running", "2/3", 0)]
 

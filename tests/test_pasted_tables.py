@@ -366,6 +366,40 @@ def test_every_pod_row_reads_back_as_kubectl_printed_it(name):
             assert "nodeName" not in data["spec"]
 
 
+@pytest.mark.parametrize("shown, state", [
+    # kubectl's printPod prints a terminated container without a reason as ExitCode:%d of the API's int32 (signed: a
+    # Windows code such as 0xC000013A shows as -1073741510), or as Signal:%d where a signal is set
+    ("ExitCode:3", {"terminated": {"exitCode": 3}}),
+    ("ExitCode:-1073741510", {"terminated": {"exitCode": -1073741510}}),
+    ("ExitCode:2147483647", {"terminated": {"exitCode": 2147483647}}),
+    ("ExitCode:-2147483648", {"terminated": {"exitCode": -2147483648}}),
+    # (the signal's exit code is not shown: unknown, so a failure)
+    ("Signal:9", {"terminated": {"exitCode": 1, "signal": 9}}),
+    # past int32, which no cluster prints: a failure of unknown code, never a figure the API would refuse
+    ("ExitCode:2147483648", {"terminated": {"exitCode": 1}}),
+    ("ExitCode:-2147483649", {"terminated": {"exitCode": 1}}),
+    ("ExitCode:4294967296", {"terminated": {"exitCode": 1}}),
+    ("ExitCode:" + "9" * 40, {"terminated": {"exitCode": 1}}),
+])
+@pytest.mark.parametrize("init", [False, True])
+def test_an_ended_containers_exit_code_or_signal_reads_as_the_int32_kubectl_printed(shown, state, init):
+    """A row whose STATUS is an ended container's exit code or signal is that container, terminated, with its
+    restarts (not a reason of the pod's own, which has none): the row's kubectl figures are kept whole."""
+    from gengpu.live import stack
+
+    cell = f"Init:{shown}" if init else shown
+    text = (f"$ kubectl get pods -n gpu-operator\nNAME                                   READY   STATUS   RESTARTS   AGE\n"
+            f"nvidia-device-plugin-daemonset-abcde   0/1     {cell}   4          1d\n")
+    snap, findings = snapshot.load(text.encode(), "pods.txt")
+    assert findings == []
+    [pod] = snap.pods
+    statuses = pod.data["status"]["initContainerStatuses" if init else "containerStatuses"]
+    assert statuses[-1]["state"] == state and statuses[-1]["restartCount"] == 4
+    code = state["terminated"]
+    printed = f"Signal:{code['signal']}" if "signal" in code else f"ExitCode:{code['exitCode']}"
+    assert (stack.state(pod).shown, stack.state(pod).restarts) == (("Init:" if init else "") + printed, 4)
+
+
 def _json_pastes() -> list[str]:
     states = yaml.safe_load((CORPUS / "states.yaml").read_text())["states"]
     return [e["file"] for e in states if e.get("format") == "labels-json" or

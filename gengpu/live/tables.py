@@ -39,7 +39,7 @@ _WAITING_REASONS = {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "Inv
                     "PodInitializing", "RegistryUnavailable", "SignatureValidationFailed", "PreStartHookError",
                     "PostStartHookError"}
 # STATUS of a container that ended without a reason: its exit code or the signal that ended it
-_ENDED = re.compile(r"^(ExitCode|Signal):(\d+)$")
+_ENDED = re.compile(r"^(ExitCode|Signal):(-?\d+)$")
 _TERMINATED_REASONS = {"Completed", "Error", "OOMKilled", "ContainerCannotRun", "DeadlineExceeded", "StartError"}
 
 
@@ -191,10 +191,12 @@ CONTAINERS = 1000
 
 
 def _ended(code: re.Match) -> dict:
-    """The terminated state STATUS ExitCode:N or Signal:N shows (a signal's exit code unknown: 1, a failure); a figure
-    past 32 bits (the API's int32, a Windows code's uint32) is read as 1 too."""
-    value = number(code.group(2), 2 ** 32)
-    value = 1 if value is None else value
+    """The terminated state STATUS ExitCode:N or Signal:N shows (a signal's exit code unknown: 1, a failure). Both are
+    the API's int32, which kubectl prints signed: a Windows code past 2^31 shows as ExitCode:-1073741510. A figure
+    outside int32, which no cluster prints, is read as 1."""
+    magnitude = number(code.group(2).removeprefix("-"), 2 ** 31)
+    value = -magnitude if magnitude is not None and code.group(2).startswith("-") else magnitude
+    value = value if value is not None and -2 ** 31 <= value < 2 ** 31 else 1
     return {"terminated": {"exitCode": value} if code.group(1) == "ExitCode" else {"exitCode": 1, "signal": value}}
 
 

@@ -327,3 +327,39 @@ def test_a_kept_warnings_message_is_cut_at_its_bound():
 def test_the_log_command_a_failing_pod_is_told_to_read(ns, state, logs, command):
     pod = Item({"kind": "Pod", "metadata": {"name": "p", **({"namespace": ns} if ns else {})}})
     assert stack.logs_command(pod, stack.Component("c", logs, "", ""), state) == command
+
+
+_PULL_CAUSE = ("its image cannot be pulled (kubectl describe pod names the image and the registry's answer): a version "
+               "with no image for this node's OS (the driver's images are tagged per version and OS), a private "
+               "registry without its pull secret, or no route to the registry")
+_CONFIG_CAUSE = "a ConfigMap or Secret it reads is missing (kubectl describe pod names it)"
+_RUNTIME_CAUSE = ("the container runtime could not start it (kubectl describe pod says why; for NVIDIA's containers "
+                  "most often the nvidia runtime or its hook missing on the node)")
+_OOM_CAUSE = "it was killed for exceeding its memory limit: raise the component's resources.limits.memory"
+
+
+@pytest.mark.parametrize("reason, cause", [
+    # kubelet's waiting and terminated reasons (images.ErrImagePullBackOff ..., kuberuntime's ErrCreateContainer ...)
+    *[(r, _PULL_CAUSE) for r in ("ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull",
+                                 "RegistryUnavailable", "SignatureValidationFailed")],
+    ("CreateContainerConfigError", _CONFIG_CAUSE),
+    *[(r, _RUNTIME_CAUSE) for r in ("CreateContainerError", "RunContainerError", "ContainerCannotRun", "StartError",
+                                    "PreStartHookError", "PostStartHookError")],
+    ("OOMKilled", _OOM_CAUSE),
+    # no cause of its own: what the component's failure usually is
+    ("CrashLoopBackOff", None), ("Error", None), ("ExitCode:2", None),
+])
+@pytest.mark.parametrize("init", [False, True])
+def test_a_failing_stack_pods_cause_is_its_reasons_in_its_containers_or_its_init_containers(reason, cause, init):
+    """The cause a finding gives for a failing pod of the stack is its STATUS's (a pull, a ConfigMap or Secret, the
+    runtime, memory), whether a container or an init container shows it; other reasons get the component's own."""
+    pod = Item(tables.pod("nvidia-driver-daemonset-x7k2p", "gpu-operator", ("Init:" if init else "") + reason,
+                          "0/1", 3))
+    comp = stack.component(pod)
+    assert comp.name == "NVIDIA driver container" and stack.verdict(pod) == "failing"
+    assert stack.cause(pod, comp, stack.state(pod)) == (cause or comp.failing)
+    assert comp.failing not in (_PULL_CAUSE, _CONFIG_CAUSE, _RUNTIME_CAUSE, _OOM_CAUSE)
+
+
+def test_an_event_message_of_no_known_cause_has_none():
+    assert stack.event_cause("Successfully assigned gpu-operator/nvidia-driver-daemonset-x7k2p to gpu-1") == ""

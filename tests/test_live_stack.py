@@ -363,3 +363,16 @@ def test_a_failing_stack_pods_cause_is_its_reasons_in_its_containers_or_its_init
 
 def test_an_event_message_of_no_known_cause_has_none():
     assert stack.event_cause("Successfully assigned gpu-operator/nvidia-driver-daemonset-x7k2p to gpu-1") == ""
+
+
+@pytest.mark.parametrize("state", ["running", ["waiting"], None, 7, {"waiting": "CrashLoopBackOff"}])
+def test_a_container_state_that_is_no_mapping_is_no_state(state):
+    """A snapshot edited by hand, or cut, may hold a container's state as something other than the API's mapping
+    of one state: the container is read as in no state, as kubectl prints it (no reason of its own), never an error."""
+    pod = Item({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "nvidia-driver-daemonset-x7k2p"},
+                "spec": {"containers": [{"name": "nvidia-driver-ctr"}]},
+                "status": {"phase": "Running", "containerStatuses": [
+                    {"name": "nvidia-driver-ctr", "ready": False, "restartCount": 2, "state": state}]}})
+    shown = stack.state(pod)
+    assert (shown.shown, shown.ready, shown.restarts, shown.container, stack.verdict(pod)) == \
+        ("Running", "0/1", 2, "", "failing")

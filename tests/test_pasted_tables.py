@@ -648,3 +648,47 @@ def test_a_field_no_line_of_the_paste_holds_is_placed_at_the_nearest_that_does()
     assert doc.position(("items", 0, "status", "capacity", "nvidia.com/gpu")) == (5, 1)
     assert doc.position(("items", 1, "metadata")) == (1, 1)
     assert doc.position(()) == (1, 1)
+
+
+def _aligned(rows: list[list[str]]) -> str:
+    """Rows as kubectl's tab writer prints them: each column as wide as its widest cell, three spaces apart."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "".join("   ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in rows)
+
+
+def test_a_pending_pods_node_none_is_no_node():
+    """`kubectl get pods -o wide` prints a pod not yet scheduled with NODE and IP `<none>` (printPod): it is no pod
+    of a node named "<none>". A scheduled one is its node's."""
+    text = "$ kubectl get pods -n gpu-operator -o wide\n" + _aligned([
+        ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
+        ["nvidia-dcgm-exporter-4xk2p", "0/1", "Pending", "0", "5m", "<none>", "<none>", "<none>", "<none>"],
+        ["nvidia-device-plugin-daemonset-q8w4c", "1/1", "Running", "0", "5m", "10.0.3.7", "gpu-1", "<none>",
+         "<none>"]])
+    snap, findings = snapshot.load(text.encode(), "pods.txt")
+    assert findings == []
+    assert [(p.name, p.text("metadata", "namespace"), p.data["spec"].get("nodeName")) for p in snap.pods] == [
+        ("nvidia-dcgm-exporter-4xk2p", "gpu-operator", None), ("nvidia-device-plugin-daemonset-q8w4c", "gpu-operator",
+                                                               "gpu-1")]
+
+
+@pytest.mark.parametrize("row", [
+    {"NAME": "", "READY": "0/1", "STATUS": "Pending", "RESTARTS": "0"},  # no name
+    {"NAME": "nvidia-dcgm-exporter-4xk2p", "READY": "0/1", "STATUS": "", "RESTARTS": "0"},  # no status
+    {"NAME": "nvidia-dcgm-exporter-4xk2p", "READY": "Pending", "STATUS": "0/1", "RESTARTS": "0"},  # shifted
+    {"NAME": "nvidia-dcgm-exporter-4xk2p", "READY": "", "STATUS": "Pending", "RESTARTS": "0"},
+    {"NAME": "nvidia-dcgm-exporter-4xk2p", "STATUS": "Pending"},  # no READY column
+])
+def test_a_pods_row_without_a_name_a_status_or_a_ready_count_is_no_pod(row):
+    from gengpu.live import tables
+
+    assert tables._pod_row(row) is None
+
+
+def test_a_pods_row_of_the_columns_a_table_may_leave_out():
+    """Without -A there is no NAMESPACE, without -o wide no NODE, and a paste may cut RESTARTS: the pod is read from
+    what the row shows, in no namespace, on no node, with no restarts."""
+    from gengpu.live import stack, tables
+
+    data = tables._pod_row({"NAME": "pod/nvidia-dcgm-exporter-4xk2p", "READY": "0/1", "STATUS": "CrashLoopBackOff"})
+    assert data["metadata"] == {"name": "nvidia-dcgm-exporter-4xk2p"} and "nodeName" not in data["spec"]
+    assert stack.state(snapshot.Item(data)).restarts == 0

@@ -471,6 +471,7 @@ _UNSEEN_ROWS = [("Init:1/2", "0/1", 2), ("Init:1/2", "1/1", 0), ("Init:Error", "
                 # (the API's exit code is an int32, printed signed: a Windows code past 2^31)
                 ("ExitCode:-1073741510", "0/1", 3), ("Init:ExitCode:-1", "0/1", 1),
                 ("UnexpectedAdmissionError", "0/1", 0), ("Unknown", "0/1", 0), ("Terminating", "1/1", 0),
+                ("SchedulingGated", "0/1", 0),
                 ("Running", "2/3", 0)]
 
 
@@ -520,6 +521,49 @@ def test_a_pasted_pods_row_is_a_pod_the_api_server_prints_as_that_row(cluster):
         for name in held:
             core.patch_namespaced_pod(name, "pasted-rows", {"metadata": {"finalizers": None}})
         core.delete_collection_namespaced_pod("pasted-rows", grace_period_seconds=0)
+
+
+def test_pods_in_states_no_row_shows_print_as_gengpu_reads_them_and_are_captured_whole(cluster, run, tmp_path,
+                                                                                       monkeypatch):
+    """The pods of tests/test_live_stack.py's API_PODS (sidecars, running init containers, a gated pod) created in a
+    real API server: its table printer prints each with the READY, STATUS and RESTARTS gengpu reads from the pod,
+    and `gengpu snapshot` keeps what that reading needs (an init container's restartPolicy: whether it is a sidecar)."""
+    from gengpu.live import snapshot, stack
+    from test_live_stack import API_PODS
+
+    server, client, api = cluster
+    core = client.CoreV1Api(api)
+    core.create_namespace({"metadata": {"name": "api-pods"}})
+    names = {}
+    try:
+        for case, (pod, want, *_) in API_PODS.items():
+            name = names[case] = f"nvidia-device-plugin-daemonset-{case}"
+            spec = json.loads(json.dumps(pod["spec"]))
+            for group in ("initContainers", "containers"):
+                for container in spec[group]:
+                    container["image"] = "busybox"
+            core.create_namespaced_pod("api-pods", {"metadata": {"name": name}, "spec": spec})
+            status = json.loads(json.dumps(pod["status"]))
+            for key in ("initContainerStatuses", "containerStatuses"):
+                for container in status[key]:
+                    container.update(image="busybox", imageID="")
+            core.patch_namespaced_pod_status(name, "api-pods", {"status": status})
+        table = json.loads(core.list_namespaced_pod(
+            "api-pods", _preload_content=False,
+            _headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).read())
+        printed = {row["cells"][0]: tuple(str(c) for c in row["cells"][1:4]) for row in table["rows"]}
+        assert {case: printed[names[case]] for case in API_PODS} == \
+            {case: (ready, shown, str(restarts)) for case, (_, (ready, shown, restarts), *_) in API_PODS.items()}
+        monkeypatch.setenv("KUBECONFIG", str(server.kubeconfig))
+        result = run("snapshot", "--context", "admin", "--namespace", "api-pods", "-o", "snap.yaml", cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+        snap, findings = snapshot.load((tmp_path / "snap.yaml").read_bytes(), "snap.yaml")
+        captured = {p.name: stack.state(p) for p in snap.pods}
+        assert findings == [] and {case: captured[names[case]] for case in API_PODS} == {
+            case: stack.PodState(shown, ready, restarts, container, init, message)
+            for case, (_, (ready, shown, restarts), container, init, message) in API_PODS.items()}
+    finally:
+        core.delete_namespace("api-pods")
 
 
 def test_a_snapshot_keeps_the_gpu_stacks_daemonsets_by_name_or_by_image(cluster, run, tmp_path, monkeypatch):

@@ -376,3 +376,87 @@ def test_a_container_state_that_is_no_mapping_is_no_state(state):
     shown = stack.state(pod)
     assert (shown.shown, shown.ready, shown.restarts, shown.container, stack.verdict(pod)) == \
         ("Running", "0/1", 2, "", "failing")
+
+
+def _api_pod(inits: list[tuple[str, bool]], init_statuses: list[dict], statuses: list[dict], phase: str,
+             conditions: list[dict], **spec) -> dict:
+    """A pod as the API holds it: its init containers (name, whether a sidecar: restartPolicy Always), one container
+    named "main", and the statuses the kubelet reported."""
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "nvidia-device-plugin-daemonset-q8w4c"},
+            "spec": {"initContainers": [{"name": n, **({"restartPolicy": "Always"} if sidecar else {})}
+                                        for n, sidecar in inits],
+                     "containers": [{"name": "main"}], **spec},
+            "status": {"phase": phase, "conditions": conditions, "initContainerStatuses": init_statuses,
+                       "containerStatuses": statuses}}
+
+
+def _status(name: str, state: dict, restarts: int = 0, ready: bool = False, started: bool | None = None,
+            **more) -> dict:
+    return {"name": name, "state": state, "ready": ready, "restartCount": restarts,
+            **({"started": started} if started is not None else {}), **more}
+
+
+_INITIALIZING = [{"type": "Initialized", "status": "False"}, {"type": "PodScheduled", "status": "True"}]
+_WAITS = [_status("main", {"waiting": {"reason": "PodInitializing"}})]
+# Pods in states the pasted rows never show, with the READY, STATUS and RESTARTS kubectl's printPod prints for them
+# (k8s.io/kubernetes v1.34.2 pkg/printers/internalversion/printers.go; tests/test_live.py has a real API server print
+# each), and the container the state is about, whether it is an init container, and its message.
+API_PODS = {
+    # an init container running (the kubelet marks every running container started, sidecar or not): the device
+    # plugin waits on its toolkit-validation init container, which has restarted 3 times
+    "init-running": (_api_pod([("toolkit-validation", False)], [
+        _status("toolkit-validation", {"running": {}}, restarts=3, started=True)], _WAITS, "Pending", _INITIALIZING),
+        ("0/1", "Init:0/1", 3), "toolkit-validation", True, ""),
+    # a sidecar started and ready is counted in READY, and the init container after it is the one running
+    "sidecar-then-init": (_api_pod([("log-agent", True), ("toolkit-validation", False)], [
+        _status("log-agent", {"running": {}}, restarts=1, ready=True, started=True),
+        _status("toolkit-validation", {"running": {}}, started=True)], _WAITS, "Pending", _INITIALIZING),
+        ("1/2", "Init:1/2", 1), "toolkit-validation", True, ""),
+    # initialized: READY counts the sidecar beside the containers, RESTARTS the sidecar's restarts too
+    "sidecar-running": (_api_pod([("log-agent", True), ("driver-wait", False)], [
+        _status("log-agent", {"running": {}}, restarts=2, ready=True, started=True),
+        _status("driver-wait", {"terminated": {"exitCode": 0, "reason": "Completed"}})],
+        [_status("main", {"running": {}}, restarts=1, ready=True, started=True)], "Running",
+        [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "True"}]),
+        ("2/2", "Running", 3), "", False, ""),
+    # the second init container crash-looping after the first completed: RESTARTS counts both, the message is why it
+    # last ended (CrashLoopBackOff's own says only "back-off")
+    "second-init-crashloop": (_api_pod([("k8s-driver-manager", False), ("toolkit-validation", False)], [
+        _status("k8s-driver-manager", {"terminated": {"exitCode": 0, "reason": "Completed"}}, restarts=2),
+        _status("toolkit-validation", {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting"
+                                                   " failed container=toolkit-validation"}}, restarts=3,
+                lastState={"terminated": {"exitCode": 1, "reason": "Error", "message": "waiting for nvidia driver"}})],
+        _WAITS, "Pending", _INITIALIZING),
+        ("0/1", "Init:CrashLoopBackOff", 5), "toolkit-validation", True, "waiting for nvidia driver"),
+    # a pod its scheduling gates hold (Kueue's admission gate): the PodScheduled reason
+    "scheduling-gated": (_api_pod([], [], [], "Pending",
+                                  [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}],
+                                  schedulingGates=[{"name": "kueue.x-k8s.io/admission"}]),
+                         ("0/1", "SchedulingGated", 0), "", False, ""),
+}
+
+
+@pytest.mark.parametrize("name", API_PODS)
+def test_a_pod_as_the_api_holds_it_is_read_as_kubectl_prints_it(name):
+    pod, (ready, shown, restarts), container, init, message = API_PODS[name]
+    assert stack.state(Item(pod)) == stack.PodState(shown, ready, restarts, container, init, message)
+
+
+def test_a_running_init_container_after_restarts_is_failing_and_a_running_sidecar_is_not():
+    assert stack.verdict(Item(API_PODS["init-running"][0])) == "failing"
+    assert stack.verdict(Item(API_PODS["sidecar-running"][0])) == ""
+    assert stack.verdict(Item(API_PODS["sidecar-then-init"][0])) == "failing"
+
+
+def test_a_pod_a_snapshot_cut_is_read_from_what_it_keeps():
+    """No phase nor reason: Unknown. Init statuses without the spec's init containers: counted from the statuses."""
+    assert stack.state(Item({"metadata": {"name": "p"}})).shown == "Unknown"
+    pod = API_PODS["init-running"][0]
+    cut = {**pod, "spec": {"containers": pod["spec"]["containers"]}, "status": {
+        **pod["status"], "initContainerStatuses": pod["status"]["initContainerStatuses"] * 2}}
+    assert stack.state(Item(cut)).shown == "Init:0/2"
+
+
+def test_a_pasted_scheduling_gated_row_is_a_pending_pod():
+    pod = tables.pod("train-0", "team-a", "SchedulingGated", "0/1", 0)
+    assert pod["status"]["phase"] == "Pending" and stack.state(Item(pod)).shown == "SchedulingGated"

@@ -286,7 +286,7 @@ def capture(context: str | None, namespace: str = "gpu-operator", progress_to_te
 # container's env, args and command, the operator's licensing and repository settings); managedFields never.
 _POD_SPEC = ("nodeName", "nodeSelector", "affinity", "tolerations", "resourceClaims", "schedulerName",
              "priorityClassName", "runtimeClassName")
-_CONTAINER = ("name", "image", "resources")
+_CONTAINER = ("name", "image", "resources", "restartPolicy")  # (an init container's restartPolicy: a sidecar)
 # a container's state as kubectl's STATUS reads it (state, last state with its exit code and message, restarts)
 _CONTAINER_STATUS = ("name", "state", "lastState", "ready", "restartCount", "started")
 

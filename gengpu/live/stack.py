@@ -91,19 +91,30 @@ class PodState:
 
 
 def state(pod: Item) -> PodState:
-    """The pod's STATUS as kubectl prints it, and the container it is about."""
+    """The pod's STATUS as kubectl prints it (printPod, k8s.io/kubernetes pkg/printers/internalversion), and the
+    container it is about."""
     reason = pod.text("status", "reason") or pod.text("status", "phase") or "Unknown"
+    conditions = [c for c in pod.sequence("status", "conditions") if isinstance(c, dict)]
+    if any(c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated" for c in conditions):
+        reason = "SchedulingGated"  # (a pod held by its scheduling gates: Kueue's, for one)
     container, init_reason, message = "", False, ""
-    restarts = 0
+    restarts = sidecar_restarts = ready = 0
     inits = _statuses(pod, "initContainerStatuses")
-    total_inits = len(pod.sequence("spec", "initContainers")) or len(inits)
+    specs = [c for c in pod.sequence("spec", "initContainers") if isinstance(c, dict)]
+    total_inits = len(specs) or len(inits)
+    # sidecars: init containers that run beside the others (restartPolicy Always), counted in READY; a running init
+    # container of another kind is "started" too (the kubelet's prober), so only the spec tells them apart
+    sidecars = {str(c.get("name", "")) for c in specs if c.get("restartPolicy") == "Always"}
     initializing = False
     for i, status in enumerate(inits):
         restarts += _int(status.get("restartCount"))
         kind, detail = _state(status)
+        sidecar = str(status.get("name", "")) in sidecars
+        sidecar_restarts += _int(status.get("restartCount")) if sidecar else 0
         if kind == "terminated" and _int(detail.get("exitCode")) == 0 and "exitCode" in detail:
             continue
-        if kind == "running" and status.get("started") is True:  # a sidecar (restartable init container)
+        if sidecar and status.get("started") is True:
+            ready += 1 if status.get("ready") is True else 0
             continue
         container, init_reason = str(status.get("name", "")), True
         if kind == "terminated":
@@ -118,10 +129,8 @@ def state(pod: Item) -> PodState:
             reason = f"Init:{i}/{total_inits}"
         initializing = True
         break
-    ready = 0
-    conditions = [c for c in pod.sequence("status", "conditions") if isinstance(c, dict)]
     if not initializing or any(c.get("type") == "Initialized" and c.get("status") == "True" for c in conditions):
-        restarts, running = 0, False
+        restarts, running = sidecar_restarts, False
         for status in reversed(_statuses(pod, "containerStatuses")):
             restarts += _int(status.get("restartCount"))
             kind, detail = _state(status)
@@ -140,7 +149,7 @@ def state(pod: Item) -> PodState:
         reason = "Unknown" if pod.text("status", "reason") == "NodeLost" else \
             reason if pod.text("status", "phase") in ("Succeeded", "Failed") else "Terminating"
     statuses = _statuses(pod, "containerStatuses")
-    total = len(pod.sequence("spec", "containers")) or len(statuses)
+    total = (len(pod.sequence("spec", "containers")) or len(statuses)) + len(sidecars)
     shown_ready = f"{ready}/{total}" if total else ""
     if not message or reason.removeprefix("Init:") == "CrashLoopBackOff":
         # why the container last ended: CrashLoopBackOff's own message says only "back-off ... restarting"

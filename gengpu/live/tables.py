@@ -256,6 +256,9 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
             meta["deletionTimestamp"] = "(pasted: Terminating)"
     elif shown == "Pending":
         status = {"phase": "Pending"}
+    elif shown == "SchedulingGated":  # a pending pod its scheduling gates hold (printPod: the PodScheduled reason)
+        status = {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+                                                      "reason": "SchedulingGated"}]}
     elif shown == "NotReady":
         # kubectl's word for a running pod one of whose containers completed, without a Ready condition (printPod)
         status["containerStatuses"] = running[:-1] + [

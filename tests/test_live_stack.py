@@ -379,13 +379,13 @@ def test_a_container_state_that_is_no_mapping_is_no_state(state):
 
 
 def _api_pod(inits: list[tuple[str, bool]], init_statuses: list[dict], statuses: list[dict], phase: str,
-             conditions: list[dict], **spec) -> dict:
-    """A pod as the API holds it: its init containers (name, whether a sidecar: restartPolicy Always), one container
-    named "main", and the statuses the kubelet reported."""
+             conditions: list[dict], containers: tuple[str, ...] = ("main",), **spec) -> dict:
+    """A pod as the API holds it: its init containers (name, whether a sidecar: restartPolicy Always), its
+    containers, and the statuses the kubelet reported."""
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "nvidia-device-plugin-daemonset-q8w4c"},
             "spec": {"initContainers": [{"name": n, **({"restartPolicy": "Always"} if sidecar else {})}
                                         for n, sidecar in inits],
-                     "containers": [{"name": "main"}], **spec},
+                     "containers": [{"name": n} for n in containers], **spec},
             "status": {"phase": phase, "conditions": conditions, "initContainerStatuses": init_statuses,
                        "containerStatuses": statuses}}
 
@@ -428,6 +428,31 @@ API_PODS = {
                 lastState={"terminated": {"exitCode": 1, "reason": "Error", "message": "waiting for nvidia driver"}})],
         _WAITS, "Pending", _INITIALIZING),
         ("0/1", "Init:CrashLoopBackOff", 5), "toolkit-validation", True, "waiting for nvidia driver"),
+    # a container that ended in error: the state is about it, with its message
+    "container-error": (_api_pod([], [], [
+        _status("main", {"terminated": {"exitCode": 1, "reason": "Error",
+                                        "message": "failed to initialize NVML: Unknown Error"}}, restarts=4)],
+        "Running", [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "False"}]),
+        ("0/1", "Error", 4), "main", False, "failed to initialize NVML: Unknown Error"),
+    # a container waiting without a reason says nothing: the pod's phase
+    "waiting-no-reason": (_api_pod([], [], [_status("main", {"waiting": {}})], "Pending", []),
+                          ("0/1", "Pending", 0), "", False, ""),
+    # one container completed beside one running: Running where the pod is Ready, else NotReady (the real API
+    # server's printer showed gengpu a Ready condition of status False is not Ready)
+    "completed-beside-running": (_api_pod([], [], [
+        _status("exporter", {"terminated": {"exitCode": 0, "reason": "Completed"}}),
+        _status("main", {"running": {}}, ready=True, started=True)], "Running",
+        [{"type": "Ready", "status": "True"}], containers=("main", "exporter")),
+        ("1/2", "Running", 0), "exporter", False, ""),
+    "completed-beside-running-not-ready": (_api_pod([], [], [
+        _status("exporter", {"terminated": {"exitCode": 0, "reason": "Completed"}}),
+        _status("main", {"running": {}}, ready=True, started=True)], "Running",
+        [{"type": "Ready", "status": "False"}], containers=("main", "exporter")),
+        ("1/2", "NotReady", 0), "exporter", False, ""),
+    "completed-beside-running-no-ready-condition": (_api_pod([], [], [
+        _status("exporter", {"terminated": {"exitCode": 0, "reason": "Completed"}}),
+        _status("main", {"running": {}}, ready=True, started=True)], "Running", [], containers=("main", "exporter")),
+        ("1/2", "NotReady", 0), "exporter", False, ""),
     # a pod its scheduling gates hold (Kueue's admission gate): the PodScheduled reason
     "scheduling-gated": (_api_pod([], [], [], "Pending",
                                   [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}],
@@ -460,3 +485,15 @@ def test_a_pod_a_snapshot_cut_is_read_from_what_it_keeps():
 def test_a_pasted_scheduling_gated_row_is_a_pending_pod():
     pod = tables.pod("train-0", "team-a", "SchedulingGated", "0/1", 0)
     assert pod["status"]["phase"] == "Pending" and stack.state(Item(pod)).shown == "SchedulingGated"
+
+
+@pytest.mark.parametrize("reason, phase, shown", [
+    # printPod: a pod being deleted is Terminating, Unknown where its node was lost, its phase's reason once ended
+    ("NodeLost", "Running", "Unknown"), ("", "Running", "Terminating"), ("", "Pending", "Terminating"),
+    ("Evicted", "Failed", "Evicted"), ("", "Succeeded", "Succeeded"),
+])
+def test_a_pod_being_deleted(reason, phase, shown):
+    pod = {"metadata": {"name": "nvidia-driver-daemonset-x7k2p", "deletionTimestamp": "2026-12-07T07:00:00Z"},
+           "spec": {"containers": [{"name": "main"}]},
+           "status": {"phase": phase, **({"reason": reason} if reason else {})}}
+    assert stack.state(Item(pod)).shown == shown

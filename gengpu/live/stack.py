@@ -144,7 +144,8 @@ def state(pod: Item) -> PodState:
                 running = True
                 ready += 1
         if reason == "Completed" and running:
-            reason = "Running" if any(c.get("type") == "Ready" for c in conditions) else "NotReady"
+            reason = "Running" if any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions) \
+                else "NotReady"
     if pod.get("metadata", "deletionTimestamp") is not None:
         reason = "Unknown" if pod.text("status", "reason") == "NodeLost" else \
             reason if pod.text("status", "phase") in ("Succeeded", "Failed") else "Terminating"

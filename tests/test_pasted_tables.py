@@ -676,7 +676,6 @@ def test_a_pending_pods_node_none_is_no_node():
     {"NAME": "nvidia-dcgm-exporter-4xk2p", "READY": "0/1", "STATUS": "", "RESTARTS": "0"},  # no status
     {"NAME": "nvidia-dcgm-exporter-4xk2p", "READY": "Pending", "STATUS": "0/1", "RESTARTS": "0"},  # shifted
     {"NAME": "nvidia-dcgm-exporter-4xk2p", "READY": "", "STATUS": "Pending", "RESTARTS": "0"},
-    {"NAME": "nvidia-dcgm-exporter-4xk2p", "STATUS": "Pending"},  # no READY column
 ])
 def test_a_pods_row_without_a_name_a_status_or_a_ready_count_is_no_pod(row):
     from gengpu.live import tables
@@ -685,10 +684,11 @@ def test_a_pods_row_without_a_name_a_status_or_a_ready_count_is_no_pod(row):
 
 
 def test_a_pods_row_of_the_columns_a_table_may_leave_out():
-    """Without -A there is no NAMESPACE, without -o wide no NODE, and a paste may cut RESTARTS: the pod is read from
-    what the row shows, in no namespace, on no node, with no restarts."""
+    """Without -A there is no NAMESPACE, without -o wide no NODE, and a collapsed row may leave RESTARTS empty: the
+    pod is read from what the row shows, in no namespace, on no node, with no restarts."""
     from gengpu.live import stack, tables
 
-    data = tables._pod_row({"NAME": "pod/nvidia-dcgm-exporter-4xk2p", "READY": "0/1", "STATUS": "CrashLoopBackOff"})
+    data = tables._pod_row({"NAME": "pod/nvidia-dcgm-exporter-4xk2p", "READY": "0/1", "STATUS": "CrashLoopBackOff",
+                            "RESTARTS": ""})
     assert data["metadata"] == {"name": "nvidia-dcgm-exporter-4xk2p"} and "nodeName" not in data["spec"]
     assert stack.state(snapshot.Item(data)).restarts == 0

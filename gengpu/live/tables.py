@@ -194,9 +194,9 @@ def _ended(code: re.Match) -> dict:
     """The terminated state STATUS ExitCode:N or Signal:N shows (a signal's exit code unknown: 1, a failure). Both are
     the API's int32, which kubectl prints signed: a Windows code past 2^31 shows as ExitCode:-1073741510. A figure
     outside int32, which no cluster prints, is read as 1."""
-    magnitude = number(code.group(2).removeprefix("-"), 2 ** 31)
+    magnitude = number(code.group(2).removeprefix("-"), 2 ** 31)  # (None past it)
     value = -magnitude if magnitude is not None and code.group(2).startswith("-") else magnitude
-    value = value if value is not None and -2 ** 31 <= value < 2 ** 31 else 1
+    value = value if value is not None and value < 2 ** 31 else 1
     return {"terminated": {"exitCode": value} if code.group(1) == "ExitCode" else {"exitCode": 1, "signal": value}}
 
 
@@ -283,14 +283,15 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
 
 
 def _pod_row(row: dict) -> dict | None:
-    name, shown = row.get("NAME", ""), row.get("STATUS", "")
-    if not name or not shown or not re.match(r"^\d+/\d+$", row.get("READY", "")):
+    """(every pods header has NAME, READY, STATUS and RESTARTS; NAMESPACE with -A, NODE with -o wide)"""
+    name, shown = row["NAME"], row["STATUS"]
+    if not name or not shown or not re.match(r"^\d+/\d+$", row["READY"]):
         return None
     name = name.removeprefix("pod/")
     shown = re.sub(r"^Init:\s+", "Init:", shown)  # "Init: 0/1", as a docs page printed it
     node = row.get("NODE", "")
-    return pod(name, row.get("NAMESPACE", ""), shown, row["READY"], _restarts(row.get("RESTARTS", "")),
-               "" if node in ("<none>", "") else node)
+    return pod(name, row.get("NAMESPACE", ""), shown, row["READY"], _restarts(row["RESTARTS"]),
+               "" if node == "<none>" else node)
 
 
 def _event_row(row: dict) -> dict | None:

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+import live_index
+
 CORPUS = Path(__file__).resolve().parent / "live-corpus"
-HEALTHY = [e for e in yaml.safe_load((CORPUS / "states.yaml").read_text())["states"] if e["verdict"] == "healthy"]
+HEALTHY = [e for e in live_index.states() if e["verdict"] == "healthy"]
 
 
 def test_a_dgx_a100_on_openshift_becomes_its_profile(run, tmp_path):

@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+import live_index
+
 from gengpu.live import snapshot
 
 CORPUS = Path(__file__).resolve().parent / "live-corpus"
-STATES = yaml.safe_load((CORPUS / "states.yaml").read_text())["states"]
+STATES = live_index.states()
 NODE = re.compile(r"^node (.+?)(?: \(pool [^)]*\))?: ")
 
 

@@ -10,12 +10,13 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+
+import live_index
 
 from gengpu.live import pasted, snapshot
 
 CORPUS = Path(__file__).parent / "live-corpus"
-PASTES = yaml.safe_load((CORPUS / "pastes.yaml").read_text())
+PASTES = live_index.pastes()
 # kubectl's resource names in an OBJECT column, and the kinds they are (`kubectl api-resources`)
 KINDS = {"pod": "Pod", "node": "Node", "daemonset": "DaemonSet"}
 
@@ -306,8 +307,7 @@ def test_driver_upgrade_states_read_as_the_last_poll_shows_them(entry):
 
 
 def _pods_tables() -> list[str]:
-    states = yaml.safe_load((CORPUS / "states.yaml").read_text())
-    return [e["file"] for e in states["states"] if e.get("format") == "pods-table"] + \
+    return [e["file"] for e in live_index.states() if e.get("format") == "pods-table"] + \
         [f"pastes/{e['file']}" for e in PASTES if e.get("pods")]
 
 
@@ -401,7 +401,7 @@ def test_an_ended_containers_exit_code_or_signal_reads_as_the_int32_kubectl_prin
 
 
 def _json_pastes() -> list[str]:
-    states = yaml.safe_load((CORPUS / "states.yaml").read_text())["states"]
+    states = live_index.states()
     return [e["file"] for e in states if e.get("format") == "labels-json" or
             any(w in str(e.get("format")) for w in ("jq", "jsonpath")) and "upgrade-state" not in e["format"]]
 
@@ -612,7 +612,7 @@ def test_a_row_whose_spaces_were_collapsed_reads_as_the_aligned_row(name):
 
 
 def _described_nodes() -> list[str]:
-    states = yaml.safe_load((CORPUS / "states.yaml").read_text())["states"]
+    states = live_index.states()
     files = [f"pastes/{e['file']}" for e in PASTES if e["kind"] == "describe-node"] + [e["file"] for e in states]
     texts = {f: (CORPUS / f).read_text() for f in files}
     return [f for f, text in texts.items() if re.search(r"^Name:\s+\S", text, re.M) and

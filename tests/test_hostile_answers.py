@@ -518,6 +518,10 @@ def test_a_prometheus_sample_value_that_is_not_a_number_counts_for_nothing(right
     (502, None, "HTTP 502"),
     (500, "x" * 400, ("HTTP 500 " + "x" * 400)[:300]),
     (0, "SSLError\n" + "y" * 400, "TLS with the API server failed: the TLS handshake failed (" + "y" * 300 + ")"),
+    # (the client's reason is the exception's class, a line break, then its text: every line of that text is read)
+    (0, "SSLError\nMaxRetryError: max retries exceeded\n[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed",
+     "TLS with the API server failed: its certificate is not one the kubeconfig's certificate-authority signed "
+     "(MaxRetryError: max retries exceeded\\n[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed)"),
     (500, "SSLError in a proxy", "HTTP 500 SSLError in a proxy"),  # (a status: the server's answer, not TLS)
     # no status: the exception's first line, cut; a control character shown, not printed
     (None, "connection refused\nretrying", "connection refused"),
@@ -533,6 +537,13 @@ def test_why_the_api_server_did_not_answer_in_a_users_words(status, said, reason
 
     assert client.reason(ApiException(status=status, reason=said)) == reason
     assert client.tls_failure(ApiException(status=status, reason=said)) == (reason if reason.startswith("TLS") else None)
+
+
+def test_an_error_that_says_nothing_is_named_by_its_class():
+    from gengpu.live import client
+
+    assert client.reason(ConnectionResetError()) == "ConnectionResetError"
+    assert client.reason(ConnectionResetError("reset by peer\nagain")) == "reset by peer"
 
 
 def test_an_answer_gengpu_cannot_read_is_refused_as_the_clients_error():

@@ -160,4 +160,5 @@ def reason(exc) -> str:
         return "unavailable (503, asked again after its Retry-After): the API server is overloaded or restarting"
     if status:
         return shown(f"HTTP {status} {getattr(exc, 'reason', '') or ''}".strip()[:300])
-    return shown((str(getattr(exc, "reason", None) or exc).splitlines() or [""])[0][:200])
+    # (an error that says nothing, a bare ConnectionResetError(), is named by its class)
+    return shown((str(getattr(exc, "reason", None) or exc).splitlines() or [type(exc).__name__])[0][:200])

@@ -148,8 +148,8 @@ def _stack(obj: dict) -> bool:
     from gengpu.live.snapshot import Item
 
     item = Item(obj)
-    if obj.get("kind", "Pod") == "DaemonSet" or "template" in (obj.get("spec") or {}):
-        template = ((obj.get("spec") or {}).get("template") or {})
+    if "template" in (obj.get("spec") or {}):  # a DaemonSet (a list's items carry no kind): its pods' spec
+        template = obj["spec"]["template"] or {}
         item = Item({"metadata": {"name": (obj.get("metadata") or {}).get("name", "")},
                      "spec": template.get("spec") or {}})
     return stack.component(item) is not None

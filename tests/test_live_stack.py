@@ -413,12 +413,40 @@ API_PODS = {
         _status("toolkit-validation", {"running": {}}, started=True)], _WAITS, "Pending", _INITIALIZING),
         ("1/2", "Init:1/2", 1), "toolkit-validation", True, ""),
     # initialized: READY counts the sidecar beside the containers, RESTARTS the sidecar's restarts too
+    # (a completed init container's restarts are not counted once the pod is initialized; a sidecar's are)
     "sidecar-running": (_api_pod([("log-agent", True), ("driver-wait", False)], [
         _status("log-agent", {"running": {}}, restarts=2, ready=True, started=True),
-        _status("driver-wait", {"terminated": {"exitCode": 0, "reason": "Completed"}})],
+        _status("driver-wait", {"terminated": {"exitCode": 0, "reason": "Completed"}}, restarts=1)],
         [_status("main", {"running": {}}, restarts=1, ready=True, started=True)], "Running",
-        [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "True"}]),
+        [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "True"},
+         {"type": "PodScheduled", "status": "True"}]),
         ("2/2", "Running", 3), "", False, ""),
+    # two sidecars, one of them not ready: READY counts the ready one
+    "two-sidecars": (_api_pod([("log-agent", True), ("metrics", True)], [
+        _status("log-agent", {"running": {}}, ready=True, started=True),
+        _status("metrics", {"running": {}}, ready=False, started=True)],
+        [_status("main", {"running": {}}, ready=True, started=True)], "Running",
+        [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "False"}]),
+        ("2/3", "Running", 0), "", False, ""),
+    # an init container that cannot pull its image, or that ended in error: the state's own message
+    "init-image-pull": (_api_pod([("toolkit-validation", False)], [
+        _status("toolkit-validation", {"waiting": {"reason": "ImagePullBackOff", "message": 'Back-off pulling image '
+                                                   '"nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.10.9"'}})],
+        _WAITS, "Pending", _INITIALIZING),
+        ("0/1", "Init:ImagePullBackOff", 0), "toolkit-validation", True,
+        'Back-off pulling image "nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.10.9"'),
+    "init-error": (_api_pod([("driver-validation", False)], [
+        _status("driver-validation", {"terminated": {"exitCode": 1, "reason": "Error",
+                                                     "message": "nvidia-smi: command not found"}}, restarts=1)],
+        _WAITS, "Pending", _INITIALIZING),
+        ("0/1", "Init:Error", 1), "driver-validation", True, "nvidia-smi: command not found"),
+    # a container crash-looping: why it last ended, not the back-off
+    "container-crashloop": (_api_pod([], [], [
+        _status("main", {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed "
+                                     "container=main"}}, restarts=9,
+                lastState={"terminated": {"exitCode": 1, "reason": "Error", "message": "failed to get device handle"}})],
+        "Running", [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "False"}]),
+        ("0/1", "CrashLoopBackOff", 9), "main", False, "failed to get device handle"),
     # the second init container crash-looping after the first completed: RESTARTS counts both, the message is why it
     # last ended (CrashLoopBackOff's own says only "back-off")
     "second-init-crashloop": (_api_pod([("k8s-driver-manager", False), ("toolkit-validation", False)], [
@@ -429,9 +457,11 @@ API_PODS = {
         _WAITS, "Pending", _INITIALIZING),
         ("0/1", "Init:CrashLoopBackOff", 5), "toolkit-validation", True, "waiting for nvidia driver"),
     # a container that ended in error: the state is about it, with its message
+    # (its own message, not its last termination's)
     "container-error": (_api_pod([], [], [
         _status("main", {"terminated": {"exitCode": 1, "reason": "Error",
-                                        "message": "failed to initialize NVML: Unknown Error"}}, restarts=4)],
+                                        "message": "failed to initialize NVML: Unknown Error"}}, restarts=4,
+                lastState={"terminated": {"exitCode": 1, "reason": "Error", "message": "an older run"}})],
         "Running", [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "False"}]),
         ("0/1", "Error", 4), "main", False, "failed to initialize NVML: Unknown Error"),
     # a container waiting without a reason says nothing: the pod's phase
@@ -474,8 +504,16 @@ def test_a_running_init_container_after_restarts_is_failing_and_a_running_sideca
 
 
 def test_a_pod_a_snapshot_cut_is_read_from_what_it_keeps():
-    """No phase nor reason: Unknown. Init statuses without the spec's init containers: counted from the statuses."""
-    assert stack.state(Item({"metadata": {"name": "p"}})).shown == "Unknown"
+    """No phase nor reason: Unknown, READY unknown. Statuses without the spec's containers or init containers: counted
+    from the statuses. A last state that is no mapping: no message from it."""
+    assert (stack.state(Item({"metadata": {"name": "p"}})).shown, stack.state(Item({"metadata": {"name": "p"}})).ready) \
+        == ("Unknown", "")
+    two = Item({"metadata": {"name": "p"}, "status": {"phase": "Running", "containerStatuses": [
+        _status("a", {"running": {}}, ready=True), _status("b", {"running": {}})]}})
+    assert stack.state(two).ready == "1/2"
+    odd = Item({"metadata": {"name": "p"}, "status": {"phase": "Running", "containerStatuses": [
+        _status("a", {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off"}}, lastState="terminated")]}})
+    assert (stack.state(odd).shown, stack.state(odd).message) == ("CrashLoopBackOff", "back-off")
     pod = API_PODS["init-running"][0]
     cut = {**pod, "spec": {"containers": pod["spec"]["containers"]}, "status": {
         **pod["status"], "initContainerStatuses": pod["status"]["initContainerStatuses"] * 2}}

@@ -146,6 +146,17 @@ def test_a_nodes_labels_alone_are_that_node_by_its_hostname():
                                                "metadata": {"name": "gpu-1", "labels": labels}}
 
 
+@pytest.mark.parametrize("labels", [
+    # each prefix Kubernetes labels nodes under (the well-known labels), alone
+    {"node.kubernetes.io/instance-type": "g5.xlarge"},
+    {"beta.kubernetes.io/instance-type": "g5.xlarge"},
+    {"nvidia.com/gpu.product": "NVIDIA-A10G"},
+])
+def test_node_labels_of_each_well_known_prefix_alone_are_a_nodes(labels):
+    assert snapshot._kindless_node(labels) == {"apiVersion": "v1", "kind": "Node",
+                                               "metadata": {"name": "(pasted labels)", "labels": labels}}
+
+
 @pytest.mark.parametrize("data, status", [
     ({"status": {"allocatable": {"nvidia.com/gpu": "1"}}}, {"allocatable": {"nvidia.com/gpu": "1"}}),
     ({"status": {"capacity": {"nvidia.com/gpu": "1"}}}, {"capacity": {"nvidia.com/gpu": "1"}}),

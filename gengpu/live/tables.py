@@ -207,7 +207,7 @@ def asked_namespace(line: str) -> str:
 
 
 def _restarts(cell: str) -> int:
-    return number(cell.split(" ")[0] if cell else "") or 0
+    return number(cell.split(" ")[0]) or 0
 
 
 def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: str = "") -> dict:

@@ -535,3 +535,71 @@ def test_a_pod_being_deleted(reason, phase, shown):
            "spec": {"containers": [{"name": "main"}]},
            "status": {"phase": phase, **({"reason": reason} if reason else {})}}
     assert stack.state(Item(pod)).shown == shown
+
+
+def _facts(pod: dict) -> dict:
+    """What Kubernetes says of a pod in a state, whatever printed it: its phase, its Ready and PodScheduled
+    conditions, whether it is being deleted, and each container's and init container's state (kind, reason, whether
+    it exited 0), readiness and restarts."""
+    status = pod["status"]
+    conditions = {c["type"]: (c["status"], c.get("reason")) for c in status.get("conditions", [])}
+
+    def each(key):
+        out = []
+        for s in status.get(key, []):
+            [(kind, detail)] = s["state"].items()
+            out.append((kind, detail.get("reason"), None if kind != "terminated" else detail["exitCode"] == 0,
+                        s["ready"], s["restartCount"]))
+        return out
+
+    return {"phase": status["phase"], "conditions": conditions, "deleting": "deletionTimestamp" in pod["metadata"],
+            "containers": each("containerStatuses"), "inits": each("initContainerStatuses")}
+
+
+_RUN, _WAIT_INIT = ("running", None, None, True, 0), ("waiting", "PodInitializing", None, False, 0)
+
+
+@pytest.mark.parametrize("shown, ready, restarts, facts", [
+    # running: Ready where every container is
+    ("Running", "1/1", 0, {"phase": "Running", "conditions": {"Ready": ("True", None)}, "deleting": False,
+                           "containers": [_RUN], "inits": []}),
+    ("Running", "1/2", 0, {"phase": "Running", "conditions": {"Ready": ("False", None)}, "deleting": False,
+                           "containers": [_RUN, ("running", None, None, False, 0)], "inits": []}),
+    ("Terminating", "1/1", 0, {"phase": "Running", "conditions": {"Ready": ("True", None)}, "deleting": True,
+                               "containers": [_RUN], "inits": []}),
+    ("Pending", "0/1", 0, {"phase": "Pending", "conditions": {}, "deleting": False, "containers": [], "inits": []}),
+    ("SchedulingGated", "0/1", 0, {"phase": "Pending", "conditions": {"PodScheduled": ("False", "SchedulingGated")},
+                                   "deleting": False, "containers": [], "inits": []}),
+    # ended: Completed exited 0 and the pod succeeded; any other terminated reason is a failure (exit code not 0)
+    ("Completed", "0/1", 0, {"phase": "Succeeded", "conditions": {}, "deleting": False,
+                             "containers": [("terminated", "Completed", True, False, 0)], "inits": []}),
+    ("Error", "0/1", 3, {"phase": "Running", "conditions": {}, "deleting": False,
+                         "containers": [("terminated", "Error", False, False, 3)], "inits": []}),
+    ("OOMKilled", "0/1", 2, {"phase": "Running", "conditions": {}, "deleting": False,
+                             "containers": [("terminated", "OOMKilled", False, False, 2)], "inits": []}),
+    ("CrashLoopBackOff", "0/1", 7, {"phase": "Running", "conditions": {}, "deleting": False,
+                                    "containers": [("waiting", "CrashLoopBackOff", None, False, 7)], "inits": []}),
+    # one container completed beside a running one, no Ready condition
+    ("NotReady", "1/2", 0, {"phase": "Running", "conditions": {}, "deleting": False,
+                            "containers": [_RUN, ("terminated", "Completed", True, False, 0)], "inits": []}),
+    # initializing: the pod is Pending, its containers wait, the init containers before the N-th have exited 0
+    ("Init:1/3", "0/1", 4, {"phase": "Pending", "conditions": {}, "deleting": False, "containers": [_WAIT_INIT],
+                            "inits": [("terminated", "Completed", True, True, 0), ("waiting", "PodInitializing", None,
+                                                                                   False, 4),
+                                      ("waiting", "PodInitializing", None, False, 0)]}),
+    # (initialized once, its init containers running again: its containers run)
+    ("Init:0/1", "1/1", 0, {"phase": "Pending", "conditions": {"Initialized": ("True", None)}, "deleting": False,
+                            "containers": [_RUN], "inits": [("waiting", "PodInitializing", None, False, 0)]}),
+    ("Init:Error", "0/1", 2, {"phase": "Pending", "conditions": {}, "deleting": False, "containers": [_WAIT_INIT],
+                              "inits": [("terminated", "Error", False, False, 2)]}),
+    ("Init:ContainerCannotRun", "0/1", 0, {"phase": "Pending", "conditions": {}, "deleting": False,
+                                           "containers": [_WAIT_INIT],
+                                           "inits": [("terminated", "ContainerCannotRun", False, False, 0)]}),
+    ("Init:CrashLoopBackOff", "0/1", 5, {"phase": "Pending", "conditions": {}, "deleting": False,
+                                         "containers": [_WAIT_INIT],
+                                         "inits": [("waiting", "CrashLoopBackOff", None, False, 5)]}),
+])
+def test_a_pasted_row_is_a_pod_in_the_state_kubernetes_gives_its_status(shown, ready, restarts, facts):
+    """A row's pod is one Kubernetes could hold (pod phases and container states, kubernetes.io/docs pod lifecycle):
+    not only printed alike, but in the phase, conditions and container states that STATUS means."""
+    assert _facts(tables.pod("nvidia-driver-daemonset-x7k2p", "", shown, ready, restarts)) == facts

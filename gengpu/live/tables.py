@@ -275,9 +275,9 @@ def pod(name: str, namespace: str, shown: str, ready: str, restarts: int, node: 
         status["containerStatuses"] = running[:-1] + [{"name": "", "ready": False, "state": state}]
     else:  # a reason of the pod's own (Evicted, NodeAffinity, UnexpectedAdmissionError, Unknown ...)
         status = {"phase": "Unknown" if shown == "Unknown" else "Failed", "reason": shown}
-    for key in ("containerStatuses",):
-        if status.get(key):
-            status[key][-1]["restartCount"] = restarts
+    if status.get("containerStatuses") and status["containerStatuses"] is not waiting:
+        # (the row's restarts are a container's; containers waiting for the init containers never started)
+        status["containerStatuses"][-1]["restartCount"] = restarts
     obj["status"] = status
     return obj
 

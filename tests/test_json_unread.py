@@ -208,3 +208,31 @@ def test_which_pods_a_live_capture_reads_as_asking_for_a_gpu(spec, asks):
     from gengpu.live import kube
 
     assert kube._asks_for_gpu({"spec": spec}) is asks
+
+
+def _daemonset(name: str, image: str) -> dict:
+    # (as a list's item: no kind)
+    return {"metadata": {"name": name, "namespace": "gpu-operator"},
+            "spec": {"selector": {"matchLabels": {"app": name}},
+                     "template": {"spec": {"containers": [{"name": "c", "image": image}]}}}}
+
+
+@pytest.mark.parametrize("obj, kept", [
+    # a DaemonSet of the stack by its name alone (an image mirrored under a name gengpu does not know)
+    (_daemonset("nvidia-device-plugin-daemonset", "registry.internal/mirror/dp:v0.17.0"), True),
+    # by its template's image alone (a name a team chose)
+    (_daemonset("gpu-driver-rollout", "nvcr.io/nvidia/driver:580.95.05-ubuntu22.04"), True),
+    (_daemonset("fluent-bit", "registry.internal/mirror/dp:v0.17.0"), False),
+    # a pod of the stack by its name, another by its image, and one that is neither
+    ({"metadata": {"name": "nvidia-dcgm-exporter-4xk2p"},
+      "spec": {"containers": [{"name": "c", "image": "registry.internal/x:1"}]}}, True),
+    ({"metadata": {"name": "exporter-4xk2p"},
+      "spec": {"containers": [{"name": "c", "image": "nvcr.io/nvidia/k8s/dcgm-exporter:4.4.1-4.6.0-ubuntu22.04"}]}},
+     True),
+    ({"metadata": {"name": "fluent-bit-4xk2p"},
+      "spec": {"containers": [{"name": "c", "image": "registry.internal/x:1"}]}}, False),
+])
+def test_which_daemonsets_and_pods_a_live_capture_keeps_as_the_gpu_stacks(obj, kept):
+    from gengpu.live import kube
+
+    assert kube._stack(obj) is kept

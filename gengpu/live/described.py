@@ -324,8 +324,8 @@ def custom_resource(text: str, shown: str) -> tuple[list[dict], TextDoc]:
     (ComputeDomain); a Spec with a Device Selector and a Taint (DeviceTaintRule)."""
     doc = TextDoc(shown)
     lines = text.splitlines()
-    starts = [i for i, line in enumerate(lines) if line.startswith("Name:")] or [0]
-    starts[0] = 0  # (what comes before the first name is the first object's: a command line, a paste cut above it)
+    # (what comes before the first name is the first object's: a command line, a paste cut above it)
+    starts = [0] + [i for i, line in enumerate(lines) if line.startswith("Name:")][1:]
     objects: list[dict] = []
     for start, end in _spans(starts, len(lines)):
         at, places = ("items", len(objects)), {}

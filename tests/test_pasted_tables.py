@@ -692,3 +692,29 @@ def test_a_pods_row_of_the_columns_a_table_may_leave_out():
                             "RESTARTS": ""})
     assert data["metadata"] == {"name": "nvidia-dcgm-exporter-4xk2p"} and "nodeName" not in data["spec"]
     assert stack.state(snapshot.Item(data)).restarts == 0
+
+
+_TAINT = {"key": "nvidia.com/gpu-health", "value": "xid-79", "effect": "NoExecute"}
+_SELECTOR = {"device": {"driver": "gpu.nvidia.com", "pool": "gpu-1", "device": "gpu-0"}}
+
+
+@pytest.mark.parametrize("fields, kind, name", [
+    # a ComputeDomain is told by its status's nodes carrying a clique ID; nodes without one are no ComputeDomain's
+    ({"name": "imex", "status": {"nodes": [{"name": "gpu-1", "cliqueID": "c1.0", "status": "Ready"}]}},
+     "ComputeDomain", "imex"),
+    ({"name": "imex", "status": {"nodes": [{"name": "gpu-1", "status": "Ready"}]}}, None, None),
+    ({"name": "imex", "status": {"nodes": ["gpu-1"]}}, None, None),
+    # a DeviceTaintRule by its spec's device selector and taint, both; unnamed (a paste cut above its Name:)
+    ({"spec": {"deviceSelector": _SELECTOR, "taint": _TAINT}}, "DeviceTaintRule", "(pasted DeviceTaintRule)"),
+    ({"name": "xid", "spec": {"taint": _TAINT}}, None, None),
+    ({"name": "xid", "spec": {"deviceSelector": _SELECTOR, "taint": "nvidia.com/gpu-health=xid-79:NoExecute"}},
+     None, None),
+    ({"name": "xid", "spec": "deviceSelector taint"}, None, None),
+])
+def test_a_described_custom_resource_is_the_kind_its_fields_are_only_that_kinds(fields, kind, name):
+    from gengpu.live import described
+
+    obj = described._custom(fields, {}, ("items", 0))
+    assert (obj and obj["kind"], obj and obj["metadata"]["name"]) == (kind, name)
+    if kind == "DeviceTaintRule":
+        assert "status" not in obj  # (none described: none made up)

@@ -718,3 +718,34 @@ def test_a_described_custom_resource_is_the_kind_its_fields_are_only_that_kinds(
     assert (obj and obj["kind"], obj and obj["metadata"]["name"]) == (kind, name)
     if kind == "DeviceTaintRule":
         assert "status" not in obj  # (none described: none made up)
+
+
+@pytest.mark.parametrize("row", [
+    {"NAME": "gpu-claim", "STATE": ""}, {"NAME": "", "STATE": "pending"},
+])
+def test_a_claims_row_without_a_name_or_a_state_is_no_claim(row):
+    from gengpu.live import tables
+
+    assert tables._claim_row(row) is None
+
+
+@pytest.mark.parametrize("row", [
+    {"NAME": "gpu-1-gpu.nvidia.com-abcde", "NODE": "gpu-1", "DRIVER": "", "POOL": "gpu-1"},
+    {"NAME": "", "NODE": "gpu-1", "DRIVER": "gpu.nvidia.com", "POOL": "gpu-1"},
+])
+def test_a_slices_row_without_a_name_or_a_driver_is_no_slice(row):
+    from gengpu.live import tables
+
+    assert tables._slice_row(row) is None
+
+
+def test_an_allocated_and_reserved_claims_row_is_a_claim_allocated_devices_and_reserved_for_a_pod():
+    """STATE allocated,reserved (printResourceClaim: an allocation, and consumers in reservedFor): an allocation
+    result of devices (resource.k8s.io/v1 AllocationResult.devices), reserved for a pod (a consumer of resource
+    "pods"); pending is neither."""
+    from gengpu.live import tables
+
+    status = tables._claim_row({"NAME": "gpu-claim", "NAMESPACE": "team-a", "STATE": "allocated,reserved"})["status"]
+    assert set(status) == {"allocation", "reservedFor"} and set(status["allocation"]) == {"devices"}
+    assert [(c["resource"], bool(c["name"])) for c in status["reservedFor"]] == [("pods", True)]
+    assert tables._claim_row({"NAME": "gpu-claim", "STATE": "pending"})["status"] == {}

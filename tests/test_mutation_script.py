@@ -1,0 +1,48 @@
+"""scripts/mutation's own reading of mutmut's results (the mutation run stays out of CI; its reading does not)."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "mutation"
+
+
+@pytest.fixture(scope="module")
+def mutation():
+    loader = importlib.machinery.SourceFileLoader("gengpu_mutation_script", str(SCRIPT))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
+def _meta(codes: dict) -> str:
+    """A module's results as mutmut 3.8.1 writes them (mutmut/mutation/data.py save())."""
+    return json.dumps({"exit_code_by_key": codes, "hash_by_function_name": {"x_f": "abc"},
+                       "type_check_error_by_key": {}, "durations_by_key": {k: 0.5 for k in codes},
+                       "estimated_durations_by_key": {k: 0.7 for k in codes}}, indent=4)
+
+
+def test_results_cut_by_a_stopped_run_are_read_as_far_as_they_are_whole(mutation, tmp_path, capsys):
+    """A run stopped while mutmut rewrote a module's results (a kill at --minutes) leaves the file cut at a write's
+    boundary: the exit codes, which come first, are still read, and the file is written back whole for the next run
+    (mutmut refuses to load a cut one)."""
+    codes = {f"gengpu.live.tables.x_pod__mutmut_{n}": code for n, code in enumerate([1, 0, None, 1, 36], 1)}
+    text = _meta(codes)
+    meta = tmp_path / "tables.py.meta"
+    meta.write_text(text[:text.index('"estimated_durations_by_key"') + 60])  # cut inside the last section
+    data = mutation.read_meta(meta)
+    assert data["exit_code_by_key"] == codes and data["hash_by_function_name"] == {"x_f": "abc"}
+    assert data["estimated_durations_by_key"] == {}
+    assert json.loads(meta.read_text()) == data
+    assert "was cut by a stopped run; read 5 of its results" in capsys.readouterr().err
+    # a whole file is read as it is, and left alone
+    meta.write_text(text)
+    assert mutation.read_meta(meta) == json.loads(text) and meta.read_text() == text
+    # cut inside the exit codes: nothing of them is whole
+    meta.write_text(text[:40])
+    assert mutation.read_meta(meta)["exit_code_by_key"] == {}

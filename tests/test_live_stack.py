@@ -444,7 +444,8 @@ API_PODS = {
     "container-crashloop": (_api_pod([], [], [
         _status("main", {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed "
                                      "container=main"}}, restarts=9,
-                lastState={"terminated": {"exitCode": 1, "reason": "Error", "message": "failed to get device handle"}})],
+                lastState={"terminated": {"exitCode": 1, "reason": "Error",
+                                          "message": "failed to get device handle"}})],
         "Running", [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "False"}]),
         ("0/1", "CrashLoopBackOff", 9), "main", False, "failed to get device handle"),
     # the second init container crash-looping after the first completed: RESTARTS counts both, the message is why it
@@ -506,8 +507,8 @@ def test_a_running_init_container_after_restarts_is_failing_and_a_running_sideca
 def test_a_pod_a_snapshot_cut_is_read_from_what_it_keeps():
     """No phase nor reason: Unknown, READY unknown. Statuses without the spec's containers or init containers: counted
     from the statuses. A last state that is no mapping: no message from it."""
-    assert (stack.state(Item({"metadata": {"name": "p"}})).shown, stack.state(Item({"metadata": {"name": "p"}})).ready) \
-        == ("Unknown", "")
+    bare = stack.state(Item({"metadata": {"name": "p"}}))
+    assert (bare.shown, bare.ready) == ("Unknown", "")
     two = Item({"metadata": {"name": "p"}, "status": {"phase": "Running", "containerStatuses": [
         _status("a", {"running": {}}, ready=True), _status("b", {"running": {}})]}})
     assert stack.state(two).ready == "1/2"

@@ -580,6 +580,8 @@ def test_a_captures_clock_gives_each_request_what_is_left_and_says_when_it_ran_o
     assert 4 < short.timeout() <= 5 and not short.ran_out()
     over = kube.Clock(0)
     assert over.ran_out()
+    # (a request cut within 50 ms of the deadline was cut by it; half a second before, by its own time limit)
+    assert kube.Clock(0.01).ran_out() and not kube.Clock(0.5).ran_out()
     with pytest.raises(UsageError) as stopped:
         over.timeout()
     assert str(stopped.value) == ("the capture did not finish within 0 s (GENGPU_KUBE_DEADLINE sets the limit); the API "

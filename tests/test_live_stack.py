@@ -440,6 +440,13 @@ API_PODS = {
                                                      "message": "nvidia-smi: command not found"}}, restarts=1)],
         _WAITS, "Pending", _INITIALIZING),
         ("0/1", "Init:Error", 1), "driver-validation", True, "nvidia-smi: command not found"),
+    # (states that carry no message: none)
+    "init-config-error": (_api_pod([("toolkit-validation", False)], [
+        _status("toolkit-validation", {"waiting": {"reason": "CreateContainerConfigError"}})], _WAITS, "Pending",
+        _INITIALIZING), ("0/1", "Init:CreateContainerConfigError", 0), "toolkit-validation", True, ""),
+    "init-exit-code": (_api_pod([("driver-validation", False)], [
+        _status("driver-validation", {"terminated": {"exitCode": 3}})], _WAITS, "Pending", _INITIALIZING),
+        ("0/1", "Init:ExitCode:3", 0), "driver-validation", True, ""),
     # a container crash-looping: why it last ended, not the back-off
     "container-crashloop": (_api_pod([], [], [
         _status("main", {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed "

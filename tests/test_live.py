@@ -557,6 +557,8 @@ def test_pods_in_states_no_row_shows_print_as_gengpu_reads_them_and_are_captured
         monkeypatch.setenv("KUBECONFIG", str(server.kubeconfig))
         result = run("snapshot", "--context", "admin", "--namespace", "api-pods", "-o", "snap.yaml", cwd=tmp_path)
         assert result.exit_code == 0, result.output
+        # (the test kubeconfig skips TLS verification, and gengpu says so once)
+        assert result.stderr.count("gengpu: warning: the kubeconfig turns TLS verification off for this cluster\n") == 1
         snap, findings = snapshot.load((tmp_path / "snap.yaml").read_bytes(), "snap.yaml")
         captured = {p.name: stack.state(p) for p in snap.pods}
         assert findings == [] and {case: captured[names[case]] for case in API_PODS} == {

@@ -475,6 +475,26 @@ _UNSEEN_ROWS = [("Init:1/2", "0/1", 2), ("Init:1/2", "1/1", 0), ("Init:Error", "
                 ("Running", "2/3", 0)]
 
 
+def _create_pod(core, namespace: str, name: str, pod: dict, rename: bool = False, **meta) -> None:
+    """A pod into the API server as the kubelet reports one: its spec (each container given an image and, where a
+    pasted row left them unnamed, a name), then its status through the status subresource."""
+    pod = json.loads(json.dumps(pod))
+    for group, key in (("containers", "containerStatuses"), ("initContainers", "initContainerStatuses")):
+        for i, container in enumerate(pod["spec"].get(group, [])):
+            container.update(image="busybox", **({"name": f"{group[0]}{i}"} if rename else {}))
+        for i, status in enumerate(pod["status"].get(key, [])):
+            status.update(image="busybox", imageID="", **({"name": f"{group[0]}{i}"} if rename else {}))
+    core.create_namespaced_pod(namespace, {"metadata": {"name": name, **meta}, "spec": pod["spec"]})
+    core.patch_namespaced_pod_status(name, namespace, {"status": pod["status"]})
+
+
+def _printed(core, namespace: str) -> dict[str, tuple[str, str, str]]:
+    """Each pod's READY, STATUS and RESTARTS as the API server's own table printer (`kubectl get pods`) gives them."""
+    table = json.loads(core.list_namespaced_pod(
+        namespace, _preload_content=False, _headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).read())
+    return {row["cells"][0]: tuple(str(c) for c in row["cells"][1:4]) for row in table["rows"]}
+
+
 def test_a_pasted_pods_row_is_a_pod_the_api_server_prints_as_that_row(cluster):
     """Each row of every pods table of the corpus, and each STATUS kubectl prints that no row shows, read as gengpu
     reads a pasted row, then created in a real API server (its status through the status subresource, a Terminating
@@ -497,24 +517,13 @@ def test_a_pasted_pods_row_is_a_pod_the_api_server_prints_as_that_row(cluster):
     held = []
     try:
         for n, (pod, _) in enumerate(rows):
-            pod = json.loads(json.dumps(pod))
-            meta = {"name": f"row-{n}", "namespace": "pasted-rows"}
-            for group, key in (("containers", "containerStatuses"), ("initContainers", "initContainerStatuses")):
-                for i, container in enumerate(pod["spec"].get(group, [])):
-                    container.update(name=f"{group[0]}{i}", image="busybox")
-                for i, status in enumerate(pod["status"].get(key, [])):
-                    status.update(name=f"{group[0]}{i}", image="busybox", imageID="")
-            if "deletionTimestamp" in pod["metadata"]:
-                meta["finalizers"] = ["gengpu.test/hold"]
-                held.append(meta["name"])
-            core.create_namespaced_pod("pasted-rows", {"metadata": meta, "spec": pod["spec"]})
-            core.patch_namespaced_pod_status(meta["name"], "pasted-rows", {"status": pod["status"]})
-            if meta["name"] in held:
-                core.delete_namespaced_pod(meta["name"], "pasted-rows")
-        table = json.loads(core.list_namespaced_pod(
-            "pasted-rows", _preload_content=False,
-            _headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).read())
-        printed = {row["cells"][0]: tuple(str(c) for c in row["cells"][1:4]) for row in table["rows"]}
+            deleting = "deletionTimestamp" in pod["metadata"]
+            _create_pod(core, "pasted-rows", f"row-{n}", pod, rename=True,
+                        **({"finalizers": ["gengpu.test/hold"]} if deleting else {}))
+            if deleting:
+                held.append(f"row-{n}")
+                core.delete_namespaced_pod(f"row-{n}", "pasted-rows")
+        printed = _printed(core, "pasted-rows")
         assert [printed[f"row-{n}"] for n in range(len(rows))] == [want for _, want in rows]
         assert len(rows) > len(_UNSEEN_ROWS) + 40
     finally:
@@ -536,22 +545,10 @@ def test_pods_in_states_no_row_shows_print_as_gengpu_reads_them_and_are_captured
     core.create_namespace({"metadata": {"name": "api-pods"}})
     names = {}
     try:
-        for case, (pod, want, *_) in API_PODS.items():
-            name = names[case] = f"nvidia-device-plugin-daemonset-{case}"
-            spec = json.loads(json.dumps(pod["spec"]))
-            for group in ("initContainers", "containers"):
-                for container in spec[group]:
-                    container["image"] = "busybox"
-            core.create_namespaced_pod("api-pods", {"metadata": {"name": name}, "spec": spec})
-            status = json.loads(json.dumps(pod["status"]))
-            for key in ("initContainerStatuses", "containerStatuses"):
-                for container in status[key]:
-                    container.update(image="busybox", imageID="")
-            core.patch_namespaced_pod_status(name, "api-pods", {"status": status})
-        table = json.loads(core.list_namespaced_pod(
-            "api-pods", _preload_content=False,
-            _headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).read())
-        printed = {row["cells"][0]: tuple(str(c) for c in row["cells"][1:4]) for row in table["rows"]}
+        for case, (pod, *_) in API_PODS.items():
+            names[case] = f"nvidia-device-plugin-daemonset-{case}"
+            _create_pod(core, "api-pods", names[case], pod)
+        printed = _printed(core, "api-pods")
         assert {case: printed[names[case]] for case in API_PODS} == \
             {case: (ready, shown, str(restarts)) for case, (_, (ready, shown, restarts), *_) in API_PODS.items()}
         monkeypatch.setenv("KUBECONFIG", str(server.kubeconfig))

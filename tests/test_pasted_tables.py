@@ -366,6 +366,12 @@ def test_every_pod_row_reads_back_as_kubectl_printed_it(name):
             assert "nodeName" not in data["spec"]
 
 
+def _aligned(rows: list[list[str]]) -> str:
+    """Rows as kubectl's tab writer prints them: each column as wide as its widest cell, three spaces apart."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "".join("   ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in rows)
+
+
 @pytest.mark.parametrize("shown, state", [
     # kubectl's printPod prints a terminated container without a reason as ExitCode:%d of the API's int32 (signed: a
     # Windows code such as 0xC000013A shows as -1073741510), or as Signal:%d where a signal is set
@@ -387,9 +393,9 @@ def test_an_ended_containers_exit_code_or_signal_reads_as_the_int32_kubectl_prin
     restarts (not a reason of the pod's own, which has none): the row's kubectl figures are kept whole."""
     from gengpu.live import stack
 
-    cell = f"Init:{shown}" if init else shown
-    text = (f"$ kubectl get pods -n gpu-operator\nNAME                                   READY   STATUS   RESTARTS   AGE\n"
-            f"nvidia-device-plugin-daemonset-abcde   0/1     {cell}   4          1d\n")
+    text = "$ kubectl get pods -n gpu-operator\n" + _aligned([
+        ["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+        ["nvidia-device-plugin-daemonset-abcde", "0/1", f"Init:{shown}" if init else shown, "4", "1d"]])
     snap, findings = snapshot.load(text.encode(), "pods.txt")
     assert findings == []
     [pod] = snap.pods
@@ -649,11 +655,6 @@ def test_a_field_no_line_of_the_paste_holds_is_placed_at_the_nearest_that_does()
     assert doc.position(("items", 1, "metadata")) == (1, 1)
     assert doc.position(()) == (1, 1)
 
-
-def _aligned(rows: list[list[str]]) -> str:
-    """Rows as kubectl's tab writer prints them: each column as wide as its widest cell, three spaces apart."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "".join("   ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in rows)
 
 
 def test_a_pending_pods_node_none_is_no_node():

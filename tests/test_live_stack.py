@@ -344,7 +344,8 @@ _OOM_CAUSE = "it was killed for exceeding its memory limit: raise the component'
                                  "RegistryUnavailable", "SignatureValidationFailed")],
     ("CreateContainerConfigError", _CONFIG_CAUSE),
     *[(r, _RUNTIME_CAUSE) for r in ("CreateContainerError", "RunContainerError", "ContainerCannotRun", "StartError",
-                                    "PreStartHookError", "PostStartHookError")],
+                                    "PreStartHookError", "PostStartHookError", "PreCreateHookError",
+                                    "ImageInspectError")],
     ("OOMKilled", _OOM_CAUSE),
     # no cause of its own: what the component's failure usually is
     ("CrashLoopBackOff", None), ("Error", None), ("ExitCode:2", None),
@@ -587,9 +588,22 @@ _RUN, _WAIT_INIT = ("running", None, None, True, 0), ("waiting", "PodInitializin
                              "containers": [("terminated", "OOMKilled", False, False, 2)], "inits": []}),
     ("CrashLoopBackOff", "0/1", 7, {"phase": "Running", "conditions": {}, "deleting": False,
                                     "containers": [("waiting", "CrashLoopBackOff", None, False, 7)], "inits": []}),
+    # (the last container is the one STATUS is about; the others run, ready as READY counts them)
+    ("CrashLoopBackOff", "1/2", 7, {"phase": "Running", "conditions": {}, "deleting": False,
+                                    "containers": [_RUN, ("waiting", "CrashLoopBackOff", None, False, 7)],
+                                    "inits": []}),
+    # a container being created: the pod is Pending until one has started, Running after a restart
+    ("ContainerCreating", "0/1", 0, {"phase": "Pending", "conditions": {}, "deleting": False,
+                                     "containers": [("waiting", "ContainerCreating", None, False, 0)], "inits": []}),
+    ("PodInitializing", "0/1", 0, {"phase": "Pending", "conditions": {}, "deleting": False,
+                                   "containers": [("waiting", "PodInitializing", None, False, 0)], "inits": []}),
+    ("ContainerCreating", "0/1", 1, {"phase": "Running", "conditions": {}, "deleting": False,
+                                     "containers": [("waiting", "ContainerCreating", None, False, 1)], "inits": []}),
     # one container completed beside a running one, no Ready condition
     ("NotReady", "1/2", 0, {"phase": "Running", "conditions": {}, "deleting": False,
                             "containers": [_RUN, ("terminated", "Completed", True, False, 0)], "inits": []}),
+    ("NotReady", "2/3", 0, {"phase": "Running", "conditions": {}, "deleting": False,
+                            "containers": [_RUN, _RUN, ("terminated", "Completed", True, False, 0)], "inits": []}),
     # initializing: the pod is Pending, its containers wait, the init containers before the N-th have exited 0
     ("Init:1/3", "0/1", 4, {"phase": "Pending", "conditions": {}, "deleting": False, "containers": [_WAIT_INIT],
                             "inits": [("terminated", "Completed", True, True, 0), ("waiting", "PodInitializing", None,
@@ -606,8 +620,45 @@ _RUN, _WAIT_INIT = ("running", None, None, True, 0), ("waiting", "PodInitializin
     ("Init:CrashLoopBackOff", "0/1", 5, {"phase": "Pending", "conditions": {}, "deleting": False,
                                          "containers": [_WAIT_INIT],
                                          "inits": [("waiting", "CrashLoopBackOff", None, False, 5)]}),
+    # the kubelet's waiting reasons (images.ErrImageInspect), and an init container's reason of neither kind (a later
+    # kubelet's) as one: a terminated init container's reason is the runtime's few
+    ("Init:ImageInspectError", "0/1", 0, {"phase": "Pending", "conditions": {}, "deleting": False,
+                                          "containers": [_WAIT_INIT],
+                                          "inits": [("waiting", "ImageInspectError", None, False, 0)]}),
+    ("Init:SomeLaterReason", "0/1", 2, {"phase": "Pending", "conditions": {}, "deleting": False,
+                                        "containers": [_WAIT_INIT],
+                                        "inits": [("waiting", "SomeLaterReason", None, False, 2)]}),
+    ("ImageInspectError", "0/1", 0, {"phase": "Running", "conditions": {}, "deleting": False,
+                                     "containers": [("waiting", "ImageInspectError", None, False, 0)], "inits": []}),
 ])
 def test_a_pasted_row_is_a_pod_in_the_state_kubernetes_gives_its_status(shown, ready, restarts, facts):
     """A row's pod is one Kubernetes could hold (pod phases and container states, kubernetes.io/docs pod lifecycle):
     not only printed alike, but in the phase, conditions and container states that STATUS means."""
-    assert _facts(tables.pod("nvidia-driver-daemonset-x7k2p", "", shown, ready, restarts)) == facts
+    pod = tables.pod("nvidia-driver-daemonset-x7k2p", "", shown, ready, restarts)
+    assert _facts(pod) == facts
+    # (its spec has the containers READY counts and the init containers Init:N/M counts, each named, as the API
+    # requires of a container)
+    spec = pod["spec"]
+    assert [sorted(c) for c in spec["containers"]] == [["name"]] * int(ready.partition("/")[2])
+    assert [sorted(c) for c in spec.get("initContainers", [])] == [["name"]] * len(facts["inits"])
+    assert {c["name"] for c in spec["containers"] + spec.get("initContainers", [])} == {""}
+
+
+@pytest.mark.parametrize("shown, phase", [
+    ("Evicted", "Failed"), ("NodeAffinity", "Failed"), ("UnexpectedAdmissionError", "Failed"), ("Unknown", "Unknown")])
+def test_a_pasted_row_of_a_reason_of_the_pods_own_is_a_pod_in_that_phase_with_that_reason(shown, phase):
+    """STATUS Evicted, NodeAffinity ... is the pod's status.reason (printPod prints it before any container's): the
+    kubelet failed the pod; Unknown is the phase of a pod whose node stopped reporting (kubernetes.io pod lifecycle)."""
+    pod = tables.pod("nvidia-driver-daemonset-x7k2p", "", shown, "0/1", 0)
+    assert pod["status"] == {"phase": phase, "reason": shown}
+    assert stack.state(Item(pod)).shown == shown
+
+
+@pytest.mark.parametrize("ready, shown, containers, inits", [
+    ("1/1000", "Running", 1000, 0), ("1/1001", "Running", 1, 0), ("0/1", "Init:0/1000", 1, 1000),
+    ("0/1", "Init:0/1001", 1, 0)])
+def test_a_pasted_row_counts_at_most_a_thousand_containers(ready, shown, containers, inits):
+    """A row counting more containers than a pod runs (READY 1/100000) is no row kubectl printed: gengpu does not
+    build that many containers from it."""
+    spec = tables.pod("nvidia-driver-daemonset-x7k2p", "", shown, ready, 0)["spec"]
+    assert (len(spec["containers"]), len(spec.get("initContainers", []))) == (containers, inits)

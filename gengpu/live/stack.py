@@ -168,8 +168,10 @@ def state(pod: Item) -> PodState:
 _PULL = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull", "RegistryUnavailable",
          "SignatureValidationFailed"}
 _CONFIG = {"CreateContainerConfigError"}
+# (ImageInspectError: the runtime could not read back an image it holds; PreCreateHookError: the kubelet's own
+# resource managers refused the container before the runtime made it)
 _RUNTIME = {"CreateContainerError", "RunContainerError", "ContainerCannotRun", "StartError", "PreStartHookError",
-            "PostStartHookError"}
+            "PostStartHookError", "PreCreateHookError", "ImageInspectError"}
 _CRASH = {"CrashLoopBackOff", "Error", "OOMKilled", "DeadlineExceeded"}
 _WAITING = {"Pending", "ContainerCreating", "PodInitializing", "NotReady"}
 

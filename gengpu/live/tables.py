@@ -33,11 +33,12 @@ _SCHEDULER = re.compile(r"^\s*\d+/\d+ nodes are available: .*$")
 _COLUMN = re.compile(r"\S+(?: \S+)*")
 _NAMESPACE = re.compile(r"(?:\s-n\s*|\s--namespace[=\s]\s*)([a-z0-9][-a-z0-9]*)")
 _PROMPT = COMMAND
-# kubectl's waiting reasons (a row showing one is a container waiting, not one that ended)
+# the kubelet's waiting reasons (a row showing one is a container waiting, not one that ended): pkg/kubelet images,
+# kuberuntime and container errors, v1.34
 _WAITING_REASONS = {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull",
-                    "CreateContainerConfigError", "CreateContainerError", "RunContainerError", "ContainerCreating",
-                    "PodInitializing", "RegistryUnavailable", "SignatureValidationFailed", "PreStartHookError",
-                    "PostStartHookError"}
+                    "ImageInspectError", "CreateContainerConfigError", "CreateContainerError", "RunContainerError",
+                    "ContainerCreating", "PodInitializing", "RegistryUnavailable", "SignatureValidationFailed",
+                    "PreCreateHookError", "PreStartHookError", "PostStartHookError"}
 # STATUS of a container that ended without a reason: its exit code or the signal that ended it
 _ENDED = re.compile(r"^(ExitCode|Signal):(-?\d+)$")
 _TERMINATED_REASONS = {"Completed", "Error", "OOMKilled", "ContainerCannotRun", "DeadlineExceeded", "StartError"}

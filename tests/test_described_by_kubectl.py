@@ -662,7 +662,8 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
     """Each table kubectl prints of objects in the API server, pasted under its command line, is read by `gengpu check
     --snapshot` as those objects: each node's name, labels, readiness and cordon; each DaemonSet's five counts and
     node selector; each event's namespace, object, type, reason, message and, where the table prints it, count (`-o
-    wide`, `kubectl events`); each claim's allocation and reservation; each slice's driver, node and pool."""
+    wide`, `kubectl events`); each claim's allocation and reservation; each slice's driver, node (none where no one
+    node holds its devices) and pool."""
     from gengpu.live import snapshot
 
     client, api = server.client()
@@ -711,6 +712,11 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
             "metadata": {"name": f"{node}-gpu.nvidia.com"},
             "spec": {"driver": "gpu.nvidia.com", "nodeName": node,
                      "pool": {"name": node, "generation": 1, "resourceSliceCount": 1}, "devices": []}})
+    # (a slice of devices no one node holds, IMEX channels for every node: kubectl prints its NODE empty)
+    custom.create_cluster_custom_object("resource.k8s.io", "v1", "resourceslices", {
+        "metadata": {"name": "imex-channels"},
+        "spec": {"driver": "compute-domain.nvidia.com", "allNodes": True,
+                 "pool": {"name": "imex", "generation": 1, "resourceSliceCount": 1}, "devices": []}})
 
     def table(*args: str) -> str:
         printed = _kubectl(server, *args)
@@ -763,7 +769,8 @@ def test_kubectl_get_tables_are_read_back_as_the_objects_they_print(server):
                            "in-use": ("team-a", True, True)}
     assert [(s["metadata"]["name"], s["spec"]["driver"], s["spec"].get("nodeName"), s["spec"]["pool"]["name"])
             for s in read(table("get", "resourceslices"), "resourceslices")] == \
-        [(f"{n}-gpu.nvidia.com", "gpu.nvidia.com", n, n) for n in ("gpu-a", "gpu-b")]
+        [(f"{n}-gpu.nvidia.com", "gpu.nvidia.com", n, n) for n in ("gpu-a", "gpu-b")] + \
+        [("imex-channels", "compute-domain.nvidia.com", None, "imex")]
 
 
 def test_several_custom_resources_kubectl_describes_at_once_are_each_read(server):

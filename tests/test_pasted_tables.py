@@ -750,3 +750,45 @@ def test_an_allocated_and_reserved_claims_row_is_a_claim_allocated_devices_and_r
     assert set(status) == {"allocation", "reservedFor"} and set(status["allocation"]) == {"devices"}
     assert [(c["resource"], bool(c["name"])) for c in status["reservedFor"]] == [("pods", True)]
     assert tables._claim_row({"NAME": "gpu-claim", "STATE": "pending"})["status"] == {}
+
+
+@pytest.mark.parametrize("name", [f"pastes/{e['file']}" for e in PASTES
+                                  if not e["kind"].startswith("describe-") and e["kind"] != "upgrade-states"])
+def test_a_table_pasted_indented_reads_as_the_table(name):
+    """A table pasted indented (a list item's code block, a quoted reply) keeps its columns under its header: read
+    by position as before, -o wide's empty SUBOBJECT cells included, the same objects as the table at the margin."""
+    raw = (CORPUS / name).read_text()
+    indented = "".join("    " + line if line.strip() else line for line in raw.splitlines(keepends=True))
+
+    def objects(text: str) -> list:
+        snap, findings = snapshot.load(text.encode(), name)
+        assert findings == []
+        return [i.data for kind in ("nodes", "pods", "daemonsets", "events", "resourceclaims", "resourceslices")
+                for i in getattr(snap, kind)]
+
+    assert objects(indented) == objects(raw) != []
+
+
+@pytest.mark.parametrize("row", [
+    # (cells shifted by a misread row: a TYPE that is no event type, an OBJECT that is no kind/name)
+    {"LAST SEEN": "5m", "TYPE": "pod/nvidia-driver-daemonset-x7k2p", "REASON": "Warning", "OBJECT": "BackOff",
+     "MESSAGE": "Back-off restarting failed container"},
+    {"LAST SEEN": "5m", "TYPE": "Warning", "REASON": "BackOff", "OBJECT": "nvidia-driver-daemonset-x7k2p",
+     "MESSAGE": "Back-off restarting failed container"},
+])
+def test_an_events_row_without_an_event_type_or_an_object_is_no_event(row):
+    from gengpu.live import tables
+
+    assert tables._event_row(row) is None
+
+
+def test_a_line_above_a_table_that_is_no_command_asks_for_no_namespace():
+    """Only a command line (`$ kubectl get pods -n gpu-operator`) says which namespace a table's rows are in; prose
+    that mentions a flag does not."""
+    table = _aligned([["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+                      ["nvidia-dcgm-exporter-4xk2p", "0/1", "CrashLoopBackOff", "7", "5m"]])
+    for above, namespace in (("$ kubectl get pods -n gpu-operator", "gpu-operator"),
+                             ("The pods, listed with -n gpu-operator:", None)):
+        snap, _ = snapshot.load(f"{above}\n{table}".encode(), "pods.txt")
+        assert [(p.name, p.text("metadata", "namespace") or None) for p in snap.pods] == \
+            [("nvidia-dcgm-exporter-4xk2p", namespace)]

@@ -15,7 +15,8 @@ import re
 from gengpu.live.pasted import COMMAND, TextDoc, number
 
 _PODS = re.compile(r"^(NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
-_EVENTS = re.compile(r"^(NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+")
+# (kubectl get events; -o wide puts SUBOBJECT and SOURCE before MESSAGE; kubectl events prints the same five)
+_EVENTS = re.compile(r"^(NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+(?:SUBOBJECT\s+SOURCE\s+)?MESSAGE\b")
 _DAEMONSETS = re.compile(r"^(NAMESPACE\s+)?NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE\b")
 _SLICES = re.compile(r"^NAME\s+NODE\s+DRIVER\s+POOL\s+AGE\b")
 # (columns between NAME and STATE: RESOURCECLASSNAME and ALLOCATIONMODE, as kubectl printed v1alpha2 claims)
@@ -296,13 +297,14 @@ def _pod_row(row: dict) -> dict | None:
 
 
 def _event_row(row: dict) -> dict | None:
-    kind_name = row.get("OBJECT", "")
-    if "/" not in kind_name or row.get("TYPE") not in ("Warning", "Normal"):
+    """(every events header has LAST SEEN, TYPE, REASON, OBJECT and MESSAGE; NAMESPACE with -A, COUNT with -o wide)"""
+    kind_name = row["OBJECT"]
+    if "/" not in kind_name or row["TYPE"] not in ("Warning", "Normal"):
         return None
     kind, _, name = kind_name.partition("/")
     # how many times it happened: `-o wide`'s COUNT, `kubectl events`' LAST SEEN; `kubectl get events` prints neither
-    return event(row.get("NAMESPACE", ""), kind, name, row["TYPE"], row.get("REASON", ""), row.get("MESSAGE", ""),
-                 number(row.get("COUNT", "")) or times(row.get("LAST SEEN", "")))
+    return event(row.get("NAMESPACE", ""), kind, name, row["TYPE"], row["REASON"], row["MESSAGE"],
+                 number(row.get("COUNT", "")) or times(row["LAST SEEN"]))
 
 
 def times(age: str) -> int:
@@ -324,8 +326,9 @@ def event(namespace: str, kind: str, name: str, type_: str, reason: str, message
 
 
 def _daemonset_row(row: dict) -> dict | None:
-    numbers = {k: number(row.get(k, "")) for k in ("DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE")}
-    if not row.get("NAME") or None in numbers.values():
+    """(every DaemonSets header has NAME, DESIRED, CURRENT, READY, UP-TO-DATE and AVAILABLE; the rest may be cut)"""
+    numbers = {k: number(row[k]) for k in ("DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE")}
+    if not row["NAME"] or None in numbers.values():
         return None
     status = {"desiredNumberScheduled": numbers["DESIRED"], "currentNumberScheduled": numbers["CURRENT"],
               "numberReady": numbers["READY"], "updatedNumberScheduled": numbers["UP-TO-DATE"],
@@ -346,16 +349,17 @@ def _daemonset_row(row: dict) -> dict | None:
 
 
 def _slice_row(row: dict) -> dict | None:
-    if not row.get("NAME") or not row.get("DRIVER"):
+    """(the slices header is NAME, NODE, DRIVER, POOL, AGE; a slice of devices no one node holds has no NODE)"""
+    if not row["NAME"] or not row["DRIVER"]:
         return None
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": row["NAME"]},
-            "spec": {"driver": row["DRIVER"], **({"nodeName": row["NODE"]} if row.get("NODE") else {}),
-                     "pool": {"name": row.get("POOL", "")}}}
+            "spec": {"driver": row["DRIVER"], **({"nodeName": row["NODE"]} if row["NODE"] else {}),
+                     "pool": {"name": row["POOL"]}}}
 
 
 def _claim_row(row: dict) -> dict | None:
     """A ResourceClaim as its STATE column shows it: allocated, reserved (in use), pending, deleted."""
-    if not row.get("NAME") or not row.get("STATE"):
+    if not row["NAME"] or not row["STATE"]:  # (every claims header has both)
         return None
     states = set(row["STATE"].split(","))
     status: dict = {}

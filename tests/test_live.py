@@ -4,6 +4,7 @@ Operator's ClusterPolicy CRD (vendored, v26.7.0) installed, and the read-only ro
 
 import gzip
 import json
+import re
 import time
 
 import pytest
@@ -289,7 +290,9 @@ def test_a_rejected_token_is_not_called_rbac(cluster, run, tmp_path, monkeypatch
 @pytest.mark.parametrize("slow", [False, True], ids=["expired", "slow"])
 def test_an_expired_continue_token_restarts_the_list(cluster, run, tmp_path, monkeypatch, slow):
     """A proxy in front of the real API server answers the first page that carries a continue token with 410 Gone, as
-    a server does after compacting the revision the list reads: the list starts again and finds every node once."""
+    a server does after compacting the revision the list reads: the list starts again and finds every node once.
+    Every request asks for JSON as gengpu, with the context's token, at the server's paths (its URL written with a
+    trailing slash, as kubeconfigs often are)."""
     import http.server
     import ssl
     import threading
@@ -298,12 +301,13 @@ def test_an_expired_continue_token_restarts_the_list(cluster, run, tmp_path, mon
     server, client, api = cluster
     _reset(client, api)
     _apply(client, api, snapshots.healthy(MPS.read_text()))
-    gone = []
+    gone, asked = [], []
 
     class Proxy(http.server.BaseHTTPRequestHandler):
         delay = 0.0
 
         def do_GET(self):  # noqa: N802
+            asked.append((self.path, self.headers["Accept"], self.headers["User-Agent"], self.headers["Authorization"]))
             time.sleep(self.delay)
             if "continue=" in self.path and not gone:
                 gone.append(self.path)
@@ -332,7 +336,7 @@ def test_an_expired_continue_token_restarts_the_list(cluster, run, tmp_path, mon
     threading.Thread(target=proxy.serve_forever, daemon=True).start()
     try:
         name = "slow" if slow else "compacting"
-        _context(server, name, url=f"http://127.0.0.1:{proxy.server_address[1]}")
+        _context(server, name, url=f"http://127.0.0.1:{proxy.server_address[1]}/")
         monkeypatch.setattr("gengpu.live.kube.PAGE", 1)  # a continue token after every node
         if slow:  # every page within its own 30 s, but not all of them within the capture's 1 s
             monkeypatch.setenv("GENGPU_KUBE_DEADLINE", "1")
@@ -347,6 +351,9 @@ def test_an_expired_continue_token_restarts_the_list(cluster, run, tmp_path, mon
         return
     assert len(gone) == 1
     assert (result.exit_code, json.loads(result.stdout)["findings"]) == (0, [])
+    token = next(u for u in yaml.safe_load(server.kubeconfig.read_text())["users"] if u["name"] == name)["user"]["token"]
+    assert [p for p, *_ in asked if not re.match(r"^/apis?/[^/?]", p) or p.endswith("?")] == []
+    assert {tuple(a) for _, *a in asked} == {("application/json", "gengpu", f"Bearer {token}")}
 
 
 def test_a_server_that_never_answers_is_asked_once(cluster, run, tmp_path, monkeypatch):

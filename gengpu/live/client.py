@@ -70,7 +70,8 @@ class Api:
         for auth in self.settings.auth_settings().values():
             if auth.get("in") == "header" and auth.get("value"):
                 headers[auth["key"]] = auth["value"]
-        url = self.settings.host.rstrip("/") + path + (f"?{urlencode(query)}" if query else "")
+        # (the kubeconfig loader strips a server URL's trailing slash)
+        url = self.settings.host + path + (f"?{urlencode(query)}" if query else "")
         until = time.monotonic() + timeout
         limit = settings.byte_count("GENGPU_MAX_ANSWER_BYTES", MAX_ANSWER)
         for attempt in range(RETRIES):

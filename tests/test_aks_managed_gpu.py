@@ -118,7 +118,7 @@ def test_prometheus_finds_exactly_the_managed_nodes_exporters(run, profile_repo,
         exporter = HTTPServer(("127.0.0.1", 19400), _Exporter)
     except OSError:
         pytest.fail("port 19400 on 127.0.0.1 is taken; the test plays AKS's exporter there")
-    threading.Thread(target=exporter.serve_forever, daemon=True).start()
+    threading.Thread(target=exporter.serve_forever, args=(0.05,), daemon=True).start()
     server = apiserver.start(tmp_path / "api")
     prom = None
     try:

@@ -48,7 +48,8 @@ class _Served:
     def __init__(self, handler):
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # (shutdown() waits for the loop's next poll: 0.5 s by default, at every test's end)
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def close(self):

@@ -333,7 +333,7 @@ def test_an_expired_continue_token_restarts_the_list(cluster, run, tmp_path, mon
 
     Proxy.delay = 0.4 if slow else 0.0
     proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
-    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    threading.Thread(target=proxy.serve_forever, args=(0.05,), daemon=True).start()
     try:
         name = "slow" if slow else "compacting"
         _context(server, name, url=f"http://127.0.0.1:{proxy.server_address[1]}/")

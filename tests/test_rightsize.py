@@ -230,7 +230,7 @@ class _NotPrometheus(http.server.BaseHTTPRequestHandler):
 def test_bad_sources_are_clear_errors(run, a100):
     common = ["rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml"]
     httpd = http.server.HTTPServer(("127.0.0.1", 0), _NotPrometheus)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
     try:
         url = f"http://127.0.0.1:{httpd.server_address[1]}"
         result = run(*common, "--prometheus", url, cwd=a100)
@@ -902,7 +902,7 @@ def _slow_proxy(upstream: str, per_byte: float = 0.0, per_answer: float = 0.0):
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
     httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
     return httpd
 
 

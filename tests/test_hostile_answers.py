@@ -131,6 +131,23 @@ def test_a_server_that_keeps_throttling_is_told_as_throttling_not_rbac(check):
     assert [p.split("?")[0] for p in fake.asked].count("/api/v1/nodes") == 3
 
 
+def test_a_busy_server_is_waited_for_as_each_answer_says_and_not_after_the_last(check, monkeypatch):
+    """429 and 503 are both "busy, ask again" (the API server's max-in-flight and its shutting-down answers): each
+    wait is the answer's Retry-After in seconds, else (an HTTP date) 1, 2, 4 ... by attempt; after the last try,
+    gengpu does not wait for nothing."""
+    from gengpu import settings
+
+    waits, real = [], settings.retry_after
+    monkeypatch.setattr(settings, "retry_after", lambda *args: waits.append(real(*args)) or waits[-1])
+    said = {1: (429, "Wed, 21 Oct 2015 07:28:00 GMT"), 2: (503, "0.25"), 3: (429, "5")}
+    result, fake, _ = check(lambda h, n: h.send(said[n][0], b"{}", headers=[("Retry-After", said[n][1])]))
+    assert (result.exit_code, waits) == (2, [1.0, 0.25])
+    assert [p.split("?")[0] for p in fake.asked].count("/api/v1/nodes") == 3
+    assert result.output.splitlines()[-1] == (
+        "gengpu: error: cannot list nodes: throttled (429 Too Many Requests, asked again after its Retry-After): the "
+        "API server is busy; try later")
+
+
 def test_an_answer_that_trickles_is_cut_off_at_the_request_timeout(check, monkeypatch):
     """A byte every 50 ms, each read well within any socket timeout: the answer as a whole must arrive within the
     request's time (1 s here), not wait read after read."""

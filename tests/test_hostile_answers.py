@@ -183,6 +183,43 @@ def test_an_answer_over_the_size_limit_is_refused(check, monkeypatch):
         "limit); no page of objects is that large")
 
 
+def test_the_size_limit_is_the_largest_answer_read_and_is_told_in_mib(check, monkeypatch):
+    """An answer of exactly GENGPU_MAX_ANSWER_BYTES is read; one byte more is refused, the limit told in MiB from
+    1 MiB up (a limit of 1,048,577 bytes is told as 1 MiB)."""
+    body = json.dumps({"kind": "NodeList", "items": [NODE] * 4, "metadata": {}}).encode()
+    assert len(body) >= 1024  # (the least limit there is)
+    monkeypatch.setenv("GENGPU_MAX_ANSWER_BYTES", str(len(body)))
+    result, _, _ = check(lambda h, n: nodes_page(h, body))
+    assert result.exit_code == 0, result.output
+    monkeypatch.setenv("GENGPU_MAX_ANSWER_BYTES", str(1024 * 1024 + 1))
+    big = json.dumps({"kind": "NodeList", "items": [NODE] * 3500, "metadata": {}}).encode()
+    assert len(big) > 1024 * 1024 + 1
+    result, _, _ = check(lambda h, n: nodes_page(h, big))
+    assert result.output.splitlines()[-1] == (
+        "gengpu: error: the API server's answer to /api/v1/nodes is over 1 MiB (GENGPU_MAX_ANSWER_BYTES sets the "
+        "limit); no page of objects is that large")
+
+
+def test_a_retry_after_longer_than_the_request_has_left_is_cut_to_what_is_left(check, monkeypatch):
+    """A 429 asking for 5 s when the request has 2 s: gengpu waits what is left but a second (the second for the
+    answer itself), not 5 s and not nothing."""
+    from gengpu import settings
+
+    waits, real = [], settings.retry_after
+    monkeypatch.setattr(settings, "retry_after", lambda *args: waits.append(real(*args)) or waits[-1])
+    monkeypatch.setattr("gengpu.live.kube.TIMEOUT", 2)
+
+    def answer(handler, n):
+        if n == 1:
+            handler.send(429, b"{}", headers=[("Retry-After", "5")])
+        else:
+            nodes_page(handler)
+
+    result, _, _ = check(answer)
+    assert result.exit_code == 0, result.output
+    assert len(waits) == 1 and 0.5 < waits[0] <= 1.0, waits
+
+
 @pytest.mark.parametrize("body, why", [
     (b'{"kind": "NodeList", "items": ' + b"[" * 200_000 + b"]" * 200_000 + b"}",
      "it is nested deeper than any Kubernetes object or Prometheus answer"),

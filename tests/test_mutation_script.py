@@ -5,6 +5,10 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -46,3 +50,19 @@ def test_results_cut_by_a_stopped_run_are_read_as_far_as_they_are_whole(mutation
     # cut inside the exit codes: nothing of them is whole
     meta.write_text(text[:40])
     assert mutation.read_meta(meta)["exit_code_by_key"] == {}
+
+
+@pytest.mark.parametrize("ignores_term", [False, True])
+def test_a_stopped_run_leaves_no_process_of_its_group_behind(mutation, ignores_term):
+    """What a mutant started (a test's API server, in mutmut's process group) is gone when the stop returns: one that
+    takes its time over SIGTERM is waited for, one that ignores it is killed after the grace period."""
+    child = ("import signal, subprocess, sys, time\n"
+             + ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignores_term else
+                "signal.signal(signal.SIGTERM, lambda *a: (time.sleep(0.5), sys.exit(0)))\n")
+             + "print(flush=True)\ntime.sleep(60)\n")
+    parent = f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', {child!r}])\ntime.sleep(60)\n"
+    proc = subprocess.Popen([sys.executable, "-c", parent], start_new_session=True)
+    time.sleep(1.0)  # (the grandchild started)
+    mutation.stop_group(proc, grace=2.0)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)

@@ -80,3 +80,12 @@ def pytest_configure(config):
     stops with an error instead of a verdict."""
     if os.environ.get("MUTANT_UNDER_TEST") and not config.option.basetemp:
         config.option.basetemp = f"/tmp/gengpu-mutant-{os.getpid()}"
+        config._gengpu_mutant_temp = config.option.basetemp
+
+
+def pytest_unconfigure(config):
+    """A mutant's base temporary folder goes with its session: an API server's etcd leaves 600 MB in it, and a run
+    of hundreds of mutants filled the disk (scripts/mutation removes those of mutants it stopped)."""
+    temp = getattr(config, "_gengpu_mutant_temp", None)
+    if temp:
+        shutil.rmtree(temp, ignore_errors=True)

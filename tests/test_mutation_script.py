@@ -66,3 +66,14 @@ def test_a_stopped_run_leaves_no_process_of_its_group_behind(mutation, ignores_t
     mutation.stop_group(proc, grace=2.0)
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)
+
+
+def test_the_temporary_folders_of_mutants_that_are_gone_are_removed_and_no_others(mutation, tmp_path):
+    gone = subprocess.Popen([sys.executable, "-c", ""])
+    gone.wait()
+    for pid in (gone.pid, os.getpid()):
+        (tmp_path / f"gengpu-mutant-{pid}" / "etcd").mkdir(parents=True)
+    (tmp_path / "gengpu-mutant-x").mkdir()
+    (tmp_path / "other").mkdir()
+    mutation.remove_stale_temps(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"gengpu-mutant-{os.getpid()}", "gengpu-mutant-x", "other"])

@@ -281,3 +281,101 @@ def test_the_labels_that_can_tie_a_node_to_a_pool(platform, keys, tmp_path):
     loaded = load_profiles(profile_files([str(tmp_path / "two.yaml")]), tmp_path / "overlays")
     assert [f for f in loaded.findings if f.is_error] == []
     assert pools.pool_label_keys(loaded.profiles[0].profile) == keys
+
+
+def _item(labels: dict | None = None, status: dict | None = None):
+    from gengpu.live.snapshot import Item
+
+    return Item({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-1", "labels": labels or {}},
+                 "status": status or {}})
+
+
+@pytest.mark.parametrize("labels, status, gpu", [
+    # GFD's and the operator's labels, unless the operator says there is no GPU (nvidia.com/gpu.present=false)
+    ({"nvidia.com/gpu.product": "NVIDIA-L4"}, {}, True),
+    ({"nvidia.com/gpu.present": "false", "nvidia.com/gpu.deploy.driver": "true"}, {}, False),
+    # NFD's PCI vendor labels (10de: NVIDIA), true only
+    ({"feature.node.kubernetes.io/pci-10de.present": "true"}, {}, True),
+    ({"feature.node.kubernetes.io/pci-0302_10de.present": "true"}, {}, True),
+    ({"feature.node.kubernetes.io/pci-10de.present": "false"}, {}, False),
+    # the clouds' accelerator labels: GKE's names the GPU, AKS's well-known label says nvidia
+    ({"cloud.google.com/gke-accelerator": "nvidia-l4"}, {}, True),
+    ({"kubernetes.azure.com/accelerator": "nvidia"}, {}, True),
+    ({"kubernetes.azure.com/accelerator": "amd"}, {}, False),
+    # NVIDIA resources in capacity or allocatable: GPUs, MIG devices, a VM's passed-through GPU or vGPU
+    ({}, {"capacity": {"nvidia.com/gpu": "4"}}, True),
+    ({}, {"allocatable": {"nvidia.com/mig-1g.10gb": "7"}}, True),
+    ({}, {"capacity": {"nvidia.com/GA102GL_A10": "1"}}, True),
+    ({}, {"capacity": {"nvidia.com/pgpu": "1"}}, True),
+    ({"kubernetes.io/os": "linux"}, {"capacity": {"cpu": "8", "example.com/gpu": "1"}}, False),
+])
+def test_what_makes_a_node_a_gpu_node(labels, status, gpu):
+    from gengpu.live import pools
+
+    assert pools.is_gpu_node(_item(labels, status)) is gpu
+
+
+@pytest.mark.parametrize("platform, labels, model", [
+    ("gke", {"cloud.google.com/gke-accelerator": "nvidia-l4"}, ("L4", "cloud.google.com/gke-accelerator=nvidia-l4")),
+    # (AKS's label says only nvidia: the model is the VM size's)
+    ("aks", {"kubernetes.azure.com/accelerator": "nvidia",
+             "node.kubernetes.io/instance-type": "Standard_NC4as_T4_v3"},
+     ("T4", "node.kubernetes.io/instance-type=Standard_NC4as_T4_v3")),
+    ("eks", {"beta.kubernetes.io/instance-type": "p4d.24xlarge"},
+     ("A100-40GB", "beta.kubernetes.io/instance-type=p4d.24xlarge")),
+    # an accelerator the catalog does not know falls through to the instance type; none of them says: nothing
+    ("gke", {"cloud.google.com/gke-accelerator": "nvidia-tesla-k9000",
+             "node.kubernetes.io/instance-type": "g2-standard-4"}, ("L4", "node.kubernetes.io/instance-type=g2-standard-4")),
+    ("eks", {"node.kubernetes.io/instance-type": "m5.xlarge"}, (None, None)),
+])
+def test_a_nodes_gpu_model_and_the_label_that_says_it(platform, labels, model):
+    from gengpu.live import pools
+
+    assert pools.node_gpu_model(platform, _item(labels)) == model
+
+
+def test_an_aks_gpu_node_before_its_device_plugin_registers_is_imported(run, tmp_path):
+    """A node of an AKS GPU pool whose device plugin has not registered shows no NVIDIA resource and no GFD label:
+    AKS's well-known kubernetes.azure.com/accelerator=nvidia says it is a GPU node (it was "none with NVIDIA GPUs")."""
+    snap = {"apiVersion": "v1", "kind": "List", "items": [node(
+        "aks-gpu-12345678-vmss000000", {"kubernetes.azure.com/accelerator": "nvidia",
+                                        "kubernetes.azure.com/agentpool": "gpu",
+                                        "node.kubernetes.io/instance-type": "Standard_NC4as_T4_v3",
+                                        "topology.kubernetes.io/region": "eastus"}, {"cpu": "4"})]}
+    (tmp_path / "nodes.yaml").write_text(yaml.safe_dump(snap))
+    result = run("import", "--snapshot", "nodes.yaml", "--name", "aks", cwd=tmp_path)
+    pools = yaml.safe_load("\n".join(line for line in result.stdout.splitlines() if not line.startswith("#")))
+    assert [(p["name"], p["gpu"], p["instanceTypes"]) for p in pools["spec"]["nodePools"]] == \
+        [("gpu", "T4", ["Standard_NC4as_T4_v3"])]
+
+
+def _pool(**pool):
+    from gengpu.model import build_profile
+
+    data = yaml.safe_load(TWO_POOLS)
+    data["spec"]["nodePools"] = [{"name": "gpu", "gpu": "A100-40GB", "limits": {"gpus": 16}, **pool}]
+    profile = build_profile(data, "p.yaml")
+    return profile, profile.node_pools[0]
+
+
+@pytest.mark.parametrize("pool, labels, gpus", [
+    # the pool's promise first, then its instance type's, then GFD's count
+    ({"gpusPerNode": 8, "instanceTypes": ["p4d.24xlarge"]}, {"nvidia.com/gpu.count": "7"}, 8),
+    ({"instanceTypes": ["p4d.24xlarge"]}, {"node.kubernetes.io/instance-type": "p4d.24xlarge",
+                                           "nvidia.com/gpu.count": "7"}, 8),
+    ({"instanceTypes": ["p4d.24xlarge"]}, {"nvidia.com/gpu.count": "7"}, 7),
+    # GFD counts MIG devices, not GPUs, under the single strategy (and names the product -MIG-<profile>): not read
+    ({"instanceTypes": ["p4d.24xlarge"], "sharing": {"mode": "mig", "mig": {"strategy": "single",
+                                                                               "preset": "all-1g.5gb"}}},
+     {"nvidia.com/gpu.count": "56"}, 8),
+    ({"instanceTypes": ["p4d.24xlarge"]}, {"nvidia.com/gpu.count": "56",
+                                           "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb"}, 8),
+    # a count that is no number: the pool's instance types, when they agree on one
+    ({"instanceTypes": ["p4d.24xlarge"]}, {"nvidia.com/gpu.count": "eight"}, 8),
+    ({"instanceTypes": ["g5.xlarge", "g5.12xlarge"]}, {}, None),
+])
+def test_the_gpus_a_node_should_have(pool, labels, gpus):
+    from gengpu.live import pools
+
+    profile, node_pool = _pool(**pool)
+    assert pools.physical_gpus(profile, node_pool, _item(labels)) == gpus

@@ -108,12 +108,13 @@ NFD_NVIDIA = ("feature.node.kubernetes.io/pci-10de.present", "feature.node.kuber
 
 def is_gpu_node(item: Item) -> bool:
     """A node with NVIDIA GPUs: GPU Feature Discovery's or the operator's nvidia.com labels, NFD's PCI vendor label, a
-    cloud's accelerator label, or NVIDIA resources in its status."""
+    cloud's accelerator label (GKE's names the GPU; AKS's says nvidia, its well-known labels), or NVIDIA resources in
+    its status."""
     labels = item.labels
     if labels.get(GPU_PRESENT) == "false":
         return False
     if any(k.startswith("nvidia.com/") for k in labels) or any(labels.get(k) == "true" for k in NFD_NVIDIA) \
-            or ACCELERATOR_LABELS[0] in labels:
+            or ACCELERATOR_LABELS[0] in labels or labels.get(ACCELERATOR_LABELS[1]) == "nvidia":
         return True
     for section in ("capacity", "allocatable"):
         values = item.mapping("status", section)

@@ -137,6 +137,40 @@ def test_a_dra_pool_without_slices_or_with_a_device_plugin_left(run, tmp_path):
          "on a DRA pool: a device plugin still runs there and hands out the GPUs the DRA driver claims")])
 
 
+def test_what_a_gengpu_snapshot_says_it_captured_and_could_not_read_is_taken_at_its_word(run, tmp_path):
+    """A `gengpu snapshot` file names the kinds it captured and what it could not read (its List's annotations): no
+    ResourceSlice in it means none published only where it captured them, and each kind not read is a finding that
+    says the checks needing it are left out. A snapshot that says neither (kubectl's) is judged on what it holds."""
+    snap = snapshots.healthy(DRA.read_text(), per_pool=1)
+    snap["items"] = [i for i in snap["items"] if i["kind"] != "ResourceSlice"]
+    assert found(check(run, tmp_path, DRA, snap)) == []
+    snap["metadata"] = {"annotations": {"gengpu.dev/snapshot-of": "context prod",
+                                        "gengpu.dev/captured": "clusterpolicies,configmaps,nodes,resourceslices",
+                                        "gengpu.dev/not-read": "pods: forbidden (403); events: forbidden (403)"}}
+    result = check(run, tmp_path, DRA, snap)
+    assert (result.exit_code, [(rule, message) for _, _, rule, message in found(result)]) == (1, [
+        *[("node-gpus-not-advertised", f"node {node} (pool {pool}): publishes no GPU device in a ResourceSlice "
+           "(driver gpu.nvidia.com), where the pool hands out 1 GPU(s) through DRA: the DRA kubelet plugin is not "
+           "running there, so every claim stays pending") for node, pool in (("l4-shared-0", "l4-shared"),
+                                                                          ("a100-mig-0", "a100-mig"))],
+        ("snapshot-incomplete", "not read: events: forbidden (403); the checks that need it are left out"),
+        ("snapshot-incomplete", "not read: pods: forbidden (403); the checks that need it are left out")])
+
+
+def test_a_profile_that_cannot_be_read_leaves_the_snapshot_read_and_no_node_judged(run, tmp_path):
+    """The profile's own error is the finding (no pool to judge a node against), with what the snapshot says it
+    could not read; the summary counts the snapshot's nodes."""
+    (tmp_path / "broken.yaml").write_text(DRA.read_text().replace("platform: gke\n", "platform: gkee\n"))
+    snap = snapshots.healthy(DRA.read_text(), per_pool=1)
+    snap["metadata"] = {"annotations": {"gengpu.dev/not-read": "events: forbidden (403)"}}
+    (tmp_path / "snap.yaml").write_text(snapshots.dump(snap))
+    result = run("check", "broken.yaml", "--snapshot", "snap.yaml", "--output", "json", cwd=tmp_path)
+    assert (result.exit_code, [(f["file"], f["rule"]) for f in json.loads(result.stdout)["findings"]]) == (
+        1, [("broken.yaml", "profile-schema"), ("snap.yaml", "snapshot-incomplete")])
+    result = run("check", "broken.yaml", "--snapshot", "snap.yaml", "--output", "text", cwd=tmp_path)
+    assert result.stderr.splitlines() == ["gengpu: checked 3 node(s) of snap.yaml: 2 error(s), 0 other finding(s)."]
+
+
 def test_the_profile_of_the_cluster_is_chosen_from_all(run, tmp_path):
     """Without profiles named, every profiles/*.yaml is read and the one whose pools the nodes belong to is used."""
     shutil.copytree(REPO / "profiles", tmp_path / "profiles")

@@ -170,3 +170,57 @@ def test_node_labels_of_each_well_known_prefix_alone_are_a_nodes(labels):
 def test_a_status_or_its_resources_alone_are_a_nodes(data, status):
     assert snapshot._kindless_node(data) == {"apiVersion": "v1", "kind": "Node",
                                             "metadata": {"name": "(pasted node)"}, "status": status}
+
+
+@pytest.mark.parametrize("shown, created", [
+    # describe prints RFC 1123 with the zone's offset; the API's creationTimestamp is RFC 3339 in UTC
+    ("Thu, 17 Mar 2022 10:11:37 +0100", "2022-03-17T09:11:37Z"),
+    ("Mon, 07 Dec 2026 23:30:00 -0800", "2026-12-08T07:30:00Z"),
+    # a time without its zone, or no time: none kept
+    ("Thu, 17 Mar 2022 10:11:37", None), ("<unknown>", None), ("", None),
+])
+def test_a_described_nodes_creation_time_is_the_apis_utc_time(shown, created):
+    text = f"Name:               gpu-1\nRoles:              <none>\nCreationTimestamp:  {shown}\n" \
+           "Capacity:\n  nvidia.com/gpu:  1\n"
+    snap, findings = snapshot.load(text.encode(), "node.txt")
+    assert findings == [] and [n.data["metadata"].get("creationTimestamp") for n in snap.nodes] == [created]
+
+
+def test_a_described_pod_cut_above_its_containers_leaves_the_next_pod_read():
+    """`kubectl describe pods` pasted from the middle: the first block has no Containers section (cut), and is no
+    pod; the next is read whole."""
+    text = """Name:             nvidia-dcgm-exporter-4xk2p
+Namespace:        gpu-operator
+Node:             gpu-1/10.0.3.7
+
+Name:             nvidia-device-plugin-daemonset-q8w4c
+Namespace:        gpu-operator
+Node:             gpu-1/10.0.3.7
+Status:           Running
+Containers:
+  nvidia-device-plugin:
+    Image:          nvcr.io/nvidia/k8s-device-plugin:v0.18.0
+    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Ready:          False
+    Restart Count:  7
+"""
+    snap, findings = snapshot.load(text.encode(), "pods.txt")
+    assert findings == []
+    assert [(p.name, p.text("metadata", "namespace"), [s["state"] for s in p.data["status"]["containerStatuses"]])
+            for p in snap.pods] == [("nvidia-device-plugin-daemonset-q8w4c", "gpu-operator",
+                                     [{"waiting": {"reason": "CrashLoopBackOff"}}])]
+
+
+def test_a_described_event_line_cut_short_is_no_event():
+    """An event line of describe's Events table has its type, reason, age, source and message; one cut before its
+    message (a paste trimmed at the window's edge) is not read as an event of some other message."""
+    text = """Events:
+  Type     Reason   Age                  From     Message
+  ----     ------   ----                 ----     -------
+  Warning  BackOff  2m (x14 over 6m)     kubelet  Back-off restarting failed container nvidia-device-plugin in pod nvidia-device-plugin-daemonset-q8w4c_gpu-operator(1234)
+  Warning  Failed   2m (x3 over 6m)
+"""
+    snap, _ = snapshot.load(text.encode(), "events.txt")
+    assert [(e.text("reason"), e.data["involvedObject"].get("name")) for e in snap.events] == [
+        ("BackOff", "nvidia-device-plugin-daemonset-q8w4c")]

@@ -792,3 +792,15 @@ def test_a_line_above_a_table_that_is_no_command_asks_for_no_namespace():
         snap, _ = snapshot.load(f"{above}\n{table}".encode(), "pods.txt")
         assert [(p.name, p.text("metadata", "namespace") or None) for p in snap.pods] == \
             [("nvidia-dcgm-exporter-4xk2p", namespace)]
+
+
+@pytest.mark.parametrize("row, pods", [
+    # (its spaces collapsed and its AGE cut: every column but the last still there, the pod is read)
+    ("nvidia-dcgm-exporter-4xk2p 0/1 Pending 0", [("nvidia-dcgm-exporter-4xk2p", "Pending")]),
+    # (cut before RESTARTS: too little of the row to say which cell is which)
+    ("nvidia-dcgm-exporter-4xk2p 0/1 Pending", []),
+])
+def test_a_collapsed_row_cut_short_is_read_only_while_its_columns_can_be_told(row, pods):
+    text = "NAME                          READY   STATUS    RESTARTS   AGE\n" + row + "\n"
+    snap, _ = snapshot.load(text.encode(), "pods.txt")
+    assert [(p.name, p.data["status"]["phase"]) for p in snap.pods] == pods

@@ -224,3 +224,31 @@ def test_a_described_event_line_cut_short_is_no_event():
     snap, _ = snapshot.load(text.encode(), "events.txt")
     assert [(e.text("reason"), e.data["involvedObject"].get("name")) for e in snap.events] == [
         ("BackOff", "nvidia-device-plugin-daemonset-q8w4c")]
+
+
+def test_label_values_yaml_reads_as_booleans_or_numbers_are_the_text_kubernetes_holds():
+    """A hand-written snapshot with labels unquoted (`nvidia.com/gpu.present: false`, `nvidia.com/gpu.count: 8`):
+    YAML reads a boolean and a number, Kubernetes holds "false" and "8"; the node is read as its labels say (no GPU
+    where the operator says none), not as "False"."""
+    text = """apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: cpu-1
+    labels: {nvidia.com/gpu.present: false, nvidia.com/gpu.deploy.driver: false}
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: gpu-1
+    labels: {nvidia.com/gpu.count: 8, feature.node.kubernetes.io/pci-10de.present: true, example.com/empty: null}
+"""
+    from gengpu.live import pools
+
+    snap, findings = snapshot.load(text.encode(), "nodes.yaml")
+    assert findings == []
+    assert [(n.name, n.labels, pools.is_gpu_node(n)) for n in snap.nodes] == [
+        ("cpu-1", {"nvidia.com/gpu.present": "false", "nvidia.com/gpu.deploy.driver": "false"}, False),
+        ("gpu-1", {"nvidia.com/gpu.count": "8", "feature.node.kubernetes.io/pci-10de.present": "true",
+                   "example.com/empty": ""}, True)]

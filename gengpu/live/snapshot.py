@@ -37,6 +37,12 @@ KINDS = {
 }
 
 
+def label_text(value) -> str:
+    """A label's value as written in a hand-edited snapshot: YAML reads `true` and `8` unquoted as a boolean and a
+    number, where Kubernetes holds the text "true" and "8" (str() would make the boolean "True")."""
+    return ("true" if value else "false") if isinstance(value, bool) else "" if value is None else str(value)
+
+
 @dataclass
 class Item:
     """One object of the snapshot and where it is written (None when it came from the API server)."""
@@ -60,7 +66,7 @@ class Item:
             return {}
         if all(type(k) is str and type(v) is str for k, v in labels.items()):
             return labels  # (as the API server gives them: no copy of sixty labels on each of 20,000 nodes)
-        return {str(k): str(v) for k, v in labels.items()}
+        return {label_text(k): label_text(v) for k, v in labels.items()}
 
     def get(self, *path, default=None):
         node = self.data
@@ -288,5 +294,5 @@ def _kindless_node(data: dict) -> dict | None:
                 for k in keys):
         name = str(data.get("kubernetes.io/hostname", "(pasted labels)"))
         return {"apiVersion": "v1", "kind": "Node",
-                "metadata": {"name": name, "labels": {k: str(v) for k, v in data.items()}}}
+                "metadata": {"name": name, "labels": {k: label_text(v) for k, v in data.items()}}}
     return None

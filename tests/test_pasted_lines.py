@@ -31,8 +31,9 @@ def test_jq_lines_read_as_the_object_they_were_cut_from(text, pairs):
     assert pasted.looks_like_jq_lines(text) and pasted.read_jq_lines(text) == pairs
     assert pasted.jq_line_error(text) is None
     snap, findings = snapshot.load(text.encode(), "labels.txt")
-    # a node's label values are strings (the API refuses others): true and 4 as "True" and "4"
-    assert findings == [] and [n.labels for n in snap.nodes] == [{k: str(v) for k, v in pairs.items()}]
+    # a node's label values are strings (the API refuses others): true and 4 as the text "true" and "4"
+    assert findings == [] and [n.labels for n in snap.nodes] == [
+        {k: "true" if v is True else str(v) for k, v in pairs.items()}]
 
 
 @pytest.mark.parametrize("text", [

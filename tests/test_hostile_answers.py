@@ -641,3 +641,19 @@ def test_a_captures_clock_gives_each_request_what_is_left_and_says_when_it_ran_o
         over.timeout()
     assert str(stopped.value) == ("the capture did not finish within 0 s (GENGPU_KUBE_DEADLINE sets the limit); the API "
                                   "server is slow to answer, or the cluster larger than the limit allows")
+
+
+def test_a_kubeconfig_without_a_current_context_is_told_as_such(run, tmp_path, monkeypatch):
+    """No --context, and a kubeconfig that names none current (contexts only: one written by hand, or by a tool that
+    leaves the choice to kubectl config use-context): the error says it is the current context that cannot be used,
+    and no snapshot is written."""
+    (tmp_path / "kubeconfig").write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "prod", "context": {"cluster": "c", "user": "u"}}]}))
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "kubeconfig"))
+    result = run("snapshot", "-o", "snap.yaml", cwd=tmp_path)
+    assert (result.exit_code, result.output.splitlines()[-1]) == (
+        2, f"gengpu: error: cannot use the current context of the kubeconfig: Invalid kube-config file. Expected key "
+           f"current-context in {tmp_path / 'kubeconfig'}")
+    assert not (tmp_path / "snap.yaml").exists()

@@ -662,3 +662,26 @@ def test_a_pasted_row_counts_at_most_a_thousand_containers(ready, shown, contain
     build that many containers from it."""
     spec = tables.pod("nvidia-driver-daemonset-x7k2p", "", shown, ready, 0)["spec"]
     assert (len(spec["containers"]), len(spec.get("initContainers", []))) == (containers, inits)
+
+
+def test_a_finding_about_an_object_read_from_the_api_server_is_at_the_context_not_a_line():
+    """An object captured from the API server has no file: a finding about it (a failing driver pod) names the
+    context it came from, at line 0, column 0; only a snapshot file's objects have lines."""
+    from pathlib import Path
+
+    import snapshots
+
+    from gengpu.checking import live
+    from gengpu.live import pools, snapshot
+    from gengpu.pipeline.profiles import load_profiles, profile_files
+    from gengpu.pipeline.state import cluster_profile
+
+    mps = Path(__file__).resolve().parent.parent / "profiles" / "eks-l4-mps.yaml"
+    loaded = load_profiles(profile_files([str(mps)]), Path("overlays"))
+    objects = snapshots.healthy(mps.read_text())["items"]
+    objects.append(tables.pod("nvidia-driver-daemonset-x7k2p", "gpu-operator", "CrashLoopBackOff", "0/1", 7, "l4-mps-0"))
+    snap = snapshot.from_objects("context prod", objects, {"nodes", "pods"}, [])
+    profile, doc, _ = cluster_profile([(c.profile, c.source.docs[0]) for c in loaded.profiles], snap)
+    found = live.check_cluster(pools.Cluster(profile, doc, snap, pools.map_nodes(profile, snap)))
+    assert [(f.file, f.line, f.column, f.rule, f.subject) for f in found] == [
+        ("context prod", 0, 0, "gpu-stack-pod-failing", "Pod/gpu-operator/nvidia-driver-daemonset-x7k2p")]

@@ -253,3 +253,16 @@ items:
         ("cpu-1", {"nvidia.com/gpu.present": "false", "nvidia.com/gpu.deploy.driver": "false"}, False),
         ("gpu-1", {"nvidia.com/gpu.count": "8", "feature.node.kubernetes.io/pci-10de.present": "true",
                    "example.com/empty": ""}, True)]
+
+
+@pytest.mark.parametrize("text, node", [
+    ("nvidia.com/gpu.product=NVIDIA-L4\n  nvidia.com/gpu.count=1\n",
+     {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "1"}),
+    # a sentence among them: not a grep's output, so not read as a node's labels (no guess at which lines are)
+    ("nvidia.com/gpu.product=NVIDIA-L4\nnvidia.com/gpu.count=1\nthe node stopped advertising after the upgrade\n",
+     None),
+])
+def test_label_lines_are_read_only_where_every_line_is_one_a_grep_keeps(text, node):
+    snap, _ = snapshot.load(text.encode(), "labels.txt")
+    assert pasted.looks_like_label_lines(text) is (node is not None)
+    assert [n.labels for n in snap.nodes] == ([node] if node else [])

@@ -804,3 +804,48 @@ def test_a_collapsed_row_cut_short_is_read_only_while_its_columns_can_be_told(ro
     text = "NAME                          READY   STATUS    RESTARTS   AGE\n" + row + "\n"
     snap, _ = snapshot.load(text.encode(), "pods.txt")
     assert [(p.name, p.data["status"]["phase"]) for p in snap.pods] == pods
+
+
+_THREE_NODES = """Name:         imex
+Status:
+  Nodes:
+    Clique ID:   c1.0
+    Index:       0
+    Name:        gpu-1
+    Status:      Ready
+    Clique ID:   c1.0
+    Index:       1
+    Name:        gpu-2
+    Status:      NotReady
+    Clique ID:   c1.0
+    Index:       2
+    Name:        gpu-3
+    Status:      Ready
+  Status:        NotReady"""
+
+
+def test_a_described_list_of_three_mappings_is_three_items_each_at_its_lines():
+    """kubectl prints a list of mappings as their fields one after another: each repeat of the first key starts the
+    next item, the third as well as the second; each field is at its own line."""
+    from gengpu.live import described
+
+    lines, places = _THREE_NODES.splitlines(), {}
+    nodes = [{"cliqueID": "c1.0", "index": i, "name": f"gpu-{i + 1}", "status": status}
+             for i, status in enumerate(("Ready", "NotReady", "Ready"))]
+    assert described.described(lines, 0, len(lines), places, ("items", 0)) == {
+        "name": "imex", "status": {"nodes": nodes, "status": "NotReady"}}
+    assert [places[("items", 0, "status", "nodes", i, "status")] for i in range(3)] == [(7, 5), (11, 5), (15, 5)]
+
+
+@pytest.mark.parametrize("lines, fields", [
+    # a key with nothing after it, the text's next-to-last line: a mapping of the last line
+    (["Spec:", "  Device Selector:", "    Driver:  gpu.nvidia.com"], {"spec": {"deviceSelector": {
+        "driver": "gpu.nvidia.com"}}}),
+    # a key with nothing after it, the text's last line: empty
+    (["Spec:", "  Device Selector:"], {"spec": {"deviceSelector": ""}}),
+    (["Status:", "  Conditions:", "Name:  xid"], {"status": {"conditions": ""}, "name": "xid"}),
+])
+def test_a_described_key_is_a_mapping_only_of_the_lines_under_it(lines, fields):
+    from gengpu.live import described
+
+    assert described.described(lines, 0, len(lines), {}, ()) == fields

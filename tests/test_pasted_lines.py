@@ -266,3 +266,23 @@ def test_label_lines_are_read_only_where_every_line_is_one_a_grep_keeps(text, no
     snap, _ = snapshot.load(text.encode(), "labels.txt")
     assert pasted.looks_like_label_lines(text) is (node is not None)
     assert [n.labels for n in snap.nodes] == ([node] if node else [])
+
+
+_SHOW_HEADER = "NAME    STATUS   ROLES    AGE   VERSION   LABELS"
+
+
+def test_a_show_labels_row_cut_inside_a_pair_keeps_the_whole_pairs_before_it():
+    """A row cut mid-label (a terminal's width, an editor's wrap): the pairs before the cut are the node's, the
+    fragment after the last comma (a key without its value) is no label."""
+    text = f"{_SHOW_HEADER}\ngpu-1   Ready    <none>   5d    v1.33.1   nvidia.com/gpu.present=true,kubernetes.io/arc\n"
+    snap, findings = snapshot.load(text.encode(), "labels.txt")
+    assert findings == [] and [(n.name, n.labels) for n in snap.nodes] == [("gpu-1", {"nvidia.com/gpu.present": "true"})]
+
+
+def test_a_show_labels_row_cut_before_its_labels_is_no_node():
+    """A row whose LABELS cell went whole onto the next line: its labels are unknown, so it is no node (not a node
+    without labels, which would be judged as one); the rows after it are read."""
+    text = (f"{_SHOW_HEADER}\ngpu-1   Ready    <none>   5d    v1.33.1\nnvidia.com/gpu.present=true\n"
+            "gpu-2   Ready    <none>   5d    v1.33.1   nvidia.com/gpu.present=true\n")
+    snap, findings = snapshot.load(text.encode(), "labels.txt")
+    assert findings == [] and [(n.name, n.labels) for n in snap.nodes] == [("gpu-2", {"nvidia.com/gpu.present": "true"})]

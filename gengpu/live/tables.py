@@ -17,7 +17,8 @@ from gengpu.live.pasted import COMMAND, TextDoc, number
 _PODS = re.compile(r"^(NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
 # (kubectl get events; -o wide puts SUBOBJECT and SOURCE before MESSAGE; kubectl events prints the same five)
 _EVENTS = re.compile(r"^(NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+(?:SUBOBJECT\s+SOURCE\s+)?MESSAGE\b")
-_DAEMONSETS = re.compile(r"^(NAMESPACE\s+)?NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE\b")
+# (kubectl since 1.6; 1.2 to 1.5 printed no READY, UP-TO-DATE and AVAILABLE, and NODE-SELECTOR)
+_DAEMONSETS = re.compile(r"^(NAMESPACE\s+)?NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+NODE SELECTOR\b")
 _SLICES = re.compile(r"^NAME\s+NODE\s+DRIVER\s+POOL\s+AGE\b")
 # (columns between NAME and STATE: RESOURCECLASSNAME and ALLOCATIONMODE, as kubectl printed v1alpha2 claims)
 _CLAIMS = re.compile(r"^(NAMESPACE\s+)?NAME\s+(?:[A-Z][A-Z-]*\s+)*?STATE\s+AGE\b")
@@ -326,7 +327,8 @@ def event(namespace: str, kind: str, name: str, type_: str, reason: str, message
 
 
 def _daemonset_row(row: dict) -> dict | None:
-    """(every DaemonSets header has NAME, DESIRED, CURRENT, READY, UP-TO-DATE and AVAILABLE; the rest may be cut)"""
+    """(every DaemonSets header has NAME, DESIRED, CURRENT, READY, UP-TO-DATE, AVAILABLE and NODE SELECTOR; -o wide
+    adds CONTAINERS, IMAGES and SELECTOR)"""
     numbers = {k: number(row[k]) for k in ("DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE")}
     if not row["NAME"] or None in numbers.values():
         return None
@@ -334,7 +336,7 @@ def _daemonset_row(row: dict) -> dict | None:
               "numberReady": numbers["READY"], "updatedNumberScheduled": numbers["UP-TO-DATE"],
               "numberAvailable": numbers["AVAILABLE"]}
     selector = {}
-    for pair in row.get("NODE SELECTOR", "").split(","):
+    for pair in row["NODE SELECTOR"].split(","):
         key, sep, value = pair.partition("=")
         if sep:
             selector[key] = value

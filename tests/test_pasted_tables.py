@@ -849,3 +849,43 @@ def test_a_described_key_is_a_mapping_only_of_the_lines_under_it(lines, fields):
     from gengpu.live import described
 
     assert described.described(lines, 0, len(lines), {}, ()) == fields
+
+
+_DESCRIBED_DS = """Name:           nvidia-device-plugin-daemonset
+Selector:       app=nvidia-device-plugin-daemonset
+Node-Selector:  nvidia.com/gpu.deploy.device-plugin=true
+Labels:         app=nvidia-device-plugin-daemonset
+Desired Number of Nodes Scheduled: 2
+Current Number of Nodes Scheduled: 2
+Number of Nodes Scheduled with Up-to-date Pods: 2
+Number of Nodes Scheduled with Available Pods: 1
+Number of Nodes Misscheduled: 0
+Pods Status:  1 Running / 1 Waiting / 0 Succeeded / 0 Failed
+Pod Template:
+  Labels:           app=nvidia-device-plugin-daemonset
+  Containers:
+   nvidia-device-plugin:
+    Image:      nvcr.io/nvidia/k8s-device-plugin:v0.18.0
+Events:
+  Type     Reason            Age   From                  Message
+  ----     ------            ----  ----                  -------
+  Normal   SuccessfulCreate  5m    daemonset-controller  Created pod: nvidia-device-plugin-daemonset-q8w4c
+  Warning  FailedCreate      2m    daemonset-controller  Error creating: pods "nvidia-device-plugin-daemonset-" is forbidden
+"""
+
+
+@pytest.mark.parametrize("above, namespace", [
+    ("$ kubectl describe ds nvidia-device-plugin-daemonset -n gpu-operator", "gpu-operator"),
+    # (kubectl before 1.33 printed no Namespace line: only the describe command's -n says it; another command's not)
+    ("$ kubectl get pods -n kube-system", None),
+])
+def test_a_described_daemonset_and_its_events_are_at_their_lines_in_the_namespace_the_describe_asked(above, namespace):
+    snap, findings = snapshot.load(f"{above}\n{_DESCRIBED_DS}".encode(), "ds.txt")
+    assert findings == [] or {f.rule for f in findings} == {"snapshot-incomplete"}
+    [ds] = snap.daemonsets
+    assert (ds.name, ds.text("metadata", "namespace"), ds.doc.position(ds.path)) == (
+        "nvidia-device-plugin-daemonset", namespace, (2, 1))
+    assert [(e.text("involvedObject", "kind"), e.text("involvedObject", "name"), e.text("metadata", "namespace"),
+             e.text("reason"), e.doc.position(e.path)) for e in snap.events] == [
+        ("DaemonSet", "nvidia-device-plugin-daemonset", namespace, "SuccessfulCreate", (20, 1)),
+        ("DaemonSet", "nvidia-device-plugin-daemonset", namespace, "FailedCreate", (21, 1))]

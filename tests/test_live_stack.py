@@ -639,6 +639,7 @@ def test_a_pasted_row_is_a_pod_in_the_state_kubernetes_gives_its_status(shown, r
     # (its spec has the containers READY counts and the init containers Init:N/M counts, each named, as the API
     # requires of a container)
     spec = pod["spec"]
+    assert "nodeName" not in spec  # (a row without NODE: on no node it names)
     assert [sorted(c) for c in spec["containers"]] == [["name"]] * int(ready.partition("/")[2])
     assert [sorted(c) for c in spec.get("initContainers", [])] == [["name"]] * len(facts["inits"])
     assert {c["name"] for c in spec["containers"] + spec.get("initContainers", [])} == {""}

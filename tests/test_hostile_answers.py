@@ -9,6 +9,7 @@ import http.server
 import json
 import urllib.parse
 import shutil
+import sys
 import threading
 import time
 from pathlib import Path
@@ -657,3 +658,32 @@ def test_a_kubeconfig_without_a_current_context_is_told_as_such(run, tmp_path, m
         2, f"gengpu: error: cannot use the current context of the kubeconfig: Invalid kube-config file. Expected key "
            f"current-context in {tmp_path / 'kubeconfig'}")
     assert not (tmp_path / "snap.yaml").exists()
+
+
+def test_a_token_the_kubeconfig_refreshes_is_used_and_the_kubeconfig_left_as_it_was(run, tmp_path, monkeypatch):
+    """A kubeconfig user whose token expired and is refreshed by a command (the gcp auth-provider's cmd-path, as
+    gcloud wrote them): the client runs the command and uses the new token. It would also write the new token back
+    into the kubeconfig; gengpu never writes a file it did not generate, so the kubeconfig keeps every byte."""
+    fake = Fake(lambda h, n: nodes_page(h))
+    try:
+        ran = tmp_path / "refreshed"
+        script = tmp_path / "token.py"
+        script.write_text(f"import json, pathlib\npathlib.Path({str(ran)!r}).write_text('yes')\n"
+                          "print(json.dumps({'credential': {'access_token': 'fresh', "
+                          "'token_expiry': '2099-01-01T00:00:00Z'}}))\n")
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "fake",
+            "clusters": [{"name": "fake", "cluster": {"server": fake.url}}],
+            "users": [{"name": "fake", "user": {"auth-provider": {"name": "gcp", "config": {
+                "access-token": "stale", "expiry": "2000-01-01T00:00:00Z",
+                "cmd-path": sys.executable, "cmd-args": str(script)}}}}],
+            "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake"}}]}))
+        before = kubeconfig.read_bytes()
+        monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+        shutil.copy(MPS, tmp_path / MPS.name)
+        result = run("check", MPS.name, "--context", "fake", "--output", "json", cwd=tmp_path)
+    finally:
+        fake.close()
+    assert result.exit_code in (0, 1), result.output
+    assert ran.read_text() == "yes" and kubeconfig.read_bytes() == before

@@ -17,7 +17,7 @@ from gengpu.live.pasted import COMMAND, TextDoc, number
 _PODS = re.compile(r"^(NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
 # (kubectl get events; -o wide puts SUBOBJECT and SOURCE before MESSAGE; kubectl events prints the same five)
 _EVENTS = re.compile(r"^(NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+(?:SUBOBJECT\s+SOURCE\s+)?MESSAGE\b")
-# (kubectl since 1.6; 1.2 to 1.5 printed no READY, UP-TO-DATE and AVAILABLE, and NODE-SELECTOR)
+# (kubectl's columns since DaemonSets have rolling updates; v1.2 printed NODE-SELECTOR and no READY: kubernetes#30206)
 _DAEMONSETS = re.compile(r"^(NAMESPACE\s+)?NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+NODE SELECTOR\b")
 _SLICES = re.compile(r"^NAME\s+NODE\s+DRIVER\s+POOL\s+AGE\b")
 # (columns between NAME and STATE: RESOURCECLASSNAME and ALLOCATIONMODE, as kubectl printed v1alpha2 claims)

@@ -379,3 +379,27 @@ def test_the_gpus_a_node_should_have(pool, labels, gpus):
 
     profile, node_pool = _pool(**pool)
     assert pools.physical_gpus(profile, node_pool, _item(labels)) == gpus
+
+
+@pytest.mark.parametrize("pool, labels, why", [
+    # the model as the instance type says it (no GFD label yet), on the profile's platform
+    ({}, {"node.kubernetes.io/instance-type": "g6.xlarge"}, "node.kubernetes.io/instance-type=g6.xlarge, pool gpu has "
+                                                            "A100-40GB"),
+    # a product the catalog does not know is no model of the pool's, unless written as the pool's model
+    ({}, {"nvidia.com/gpu.product": "NVIDIA-Mystery-X"}, "nvidia.com/gpu.product=NVIDIA-Mystery-X, pool gpu has "
+                                                         "A100-40GB"),
+    ({"gpu": "Mystery-X"}, {"nvidia.com/gpu.product": "NVIDIA-Mystery-X"}, None),
+    # every model of a pool of several is named
+    ({"gpu": ["A100-40GB", "A100-80GB"]}, {"nvidia.com/gpu.product": "NVIDIA-L4"},
+     "nvidia.com/gpu.product=NVIDIA-L4, pool gpu has A100-40GB, A100-80GB"),
+    # the count GFD labels, against the pool's; not under the single MIG strategy (it counts MIG devices)
+    ({"gpusPerNode": 8}, {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB", "nvidia.com/gpu.count": "4"},
+     "nvidia.com/gpu.count=4, pool gpu has 8 GPU(s) per node"),
+    ({"gpusPerNode": 8}, {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", "nvidia.com/gpu.count": "56"},
+     None),
+])
+def test_why_a_node_is_not_one_of_a_pools(pool, labels, why):
+    from gengpu.live import pools
+
+    profile, node_pool = _pool(**pool)
+    assert pools._misfit(profile, node_pool, _item(labels)) == why

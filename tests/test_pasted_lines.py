@@ -173,6 +173,19 @@ def test_a_status_or_its_resources_alone_are_a_nodes(data, status):
                                             "metadata": {"name": "(pasted node)"}, "status": status}
 
 
+@pytest.fixture
+def tokyo(monkeypatch):
+    """The machine's local time zone nine hours from UTC (gengpu's times must not depend on it)."""
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("tokyo")
 @pytest.mark.parametrize("shown, created", [
     # describe prints RFC 1123 with the zone's offset; the API's creationTimestamp is RFC 3339 in UTC
     ("Thu, 17 Mar 2022 10:11:37 +0100", "2022-03-17T09:11:37Z"),
@@ -286,3 +299,31 @@ def test_a_show_labels_row_cut_before_its_labels_is_no_node():
             "gpu-2   Ready    <none>   5d    v1.33.1   nvidia.com/gpu.present=true\n")
     snap, findings = snapshot.load(text.encode(), "labels.txt")
     assert findings == [] and [(n.name, n.labels) for n in snap.nodes] == [("gpu-2", {"nvidia.com/gpu.present": "true"})]
+
+
+_CONDITIONS = """Name:               gpu-1
+Roles:              <none>
+Labels:             nvidia.com/gpu.present=true
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  MemoryPressure   False   Mon, 07 Dec 2026 10:00:00 +0000   Mon, 07 Dec 2026 09:00:00 +0000   KubeletHasSufficientMemory   kubelet has sufficient memory available
+\tPIDPressure      False   Mon, 07 Dec 2026 10:00:00 +0000   Mon, 07 Dec 2026 09:00:00 +0000   KubeletHasSufficientPID      kubelet has sufficient PID available
+  Ready            False   Mon, 07 Dec 2026 10:00:00 +0000   Mon, 07 Dec 2026 09:00:00 +0000   KubeletNotReady              container runtime network not ready: NetworkReady=false
+                                                                                                                             message:Network plugin returns error: cni plugin not initialized
+Capacity:
+  nvidia.com/gpu:  1
+"""
+
+
+def test_every_row_of_a_described_nodes_conditions_is_a_condition_at_its_line():
+    """The first row after the rule of dashes, a row pasted with a tab for its indent, and the last: each a condition
+    (type, status, reason, message) at its line. A message the paste wrapped onto a line of its own is no condition."""
+    snap, findings = snapshot.load(_CONDITIONS.encode(), "node.txt")
+    [node] = snap.nodes
+    conditions = node.data["status"]["conditions"]
+    assert findings == [] and [(c["type"], c["status"], c["reason"]) for c in conditions] == [
+        ("MemoryPressure", "False", "KubeletHasSufficientMemory"), ("PIDPressure", "False", "KubeletHasSufficientPID"),
+        ("Ready", "False", "KubeletNotReady")]
+    assert conditions[2]["message"] == "container runtime network not ready: NetworkReady=false"
+    assert [node.doc.position(node.path + ("status", "conditions", i))[0] for i in range(3)] == [7, 8, 9]

@@ -185,9 +185,7 @@ def _at(line: str, i: int) -> tuple[int, int]:
 
 
 def _label(labels: dict, text: str, doc: TextDoc, at: tuple, where: tuple[int, int]) -> None:
-    """name=value at `where` (its line and column)."""
-    if not text or text == "<none>":
-        return
+    """name=value at `where` (its line and column); describe's "<none>" is no pair."""
     name, sep, value = text.partition("=")
     if sep and name:
         labels[name] = value

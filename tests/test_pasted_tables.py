@@ -889,3 +889,19 @@ def test_a_described_daemonset_and_its_events_are_at_their_lines_in_the_namespac
              e.text("reason"), e.doc.position(e.path)) for e in snap.events] == [
         ("DaemonSet", "nvidia-device-plugin-daemonset", namespace, "SuccessfulCreate", (20, 1)),
         ("DaemonSet", "nvidia-device-plugin-daemonset", namespace, "FailedCreate", (21, 1))]
+
+
+@pytest.mark.parametrize("text, objects", [
+    # a header whose spaces collapsed: its columns cannot be told apart; the pods rows are still read one by one
+    ("NAME READY STATUS RESTARTS AGE\nnvidia-dcgm-exporter-4xk2p 0/1 Pending 0 5m\n",
+     [("Pod", "nvidia-dcgm-exporter-4xk2p")]),
+    # one space lost between two columns: the two read as one ("AVAILABLE NODE SELECTOR", "OBJECT MESSAGE")
+    ("NAME   DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE NODE SELECTOR   AGE\n"
+     "nvidia-device-plugin-daemonset   2   2   2   2   2   <none>   5d\n", []),
+    ("LAST SEEN   TYPE      REASON    OBJECT MESSAGE\n5m          Warning   BackOff   pod/x   Back-off\n", []),
+])
+def test_a_header_whose_columns_cannot_be_told_apart_is_no_table(text, objects):
+    """Found by scripts/fuzz (surfaces case 650): such a header was taken for its kind's, and reading a row by a
+    column it did not have was an internal error."""
+    snap, _ = snapshot.load(text.encode(), "pasted.txt")
+    assert [(o.data["kind"], o.name) for kind in ("pods", "daemonsets", "events") for o in getattr(snap, kind)] == objects

@@ -24,6 +24,12 @@ _SLICES = re.compile(r"^NAME\s+NODE\s+DRIVER\s+POOL\s+AGE\b")
 _CLAIMS = re.compile(r"^(NAMESPACE\s+)?NAME\s+(?:[A-Z][A-Z-]*\s+)*?STATE\s+AGE\b")
 _HEADERS = {"pods": _PODS, "events": _EVENTS, "daemonsets": _DAEMONSETS, "resourceslices": _SLICES,
             "resourceclaims": _CLAIMS}
+# the columns each kind's rows are read by: a header whose spaces collapsed ("NAME READY STATUS") names none of them
+# apart, and is no table (its rows may still be read one by one, as pods rows without a header)
+_COLUMNS = {"pods": {"NAME", "READY", "STATUS", "RESTARTS"},
+            "events": {"LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"},
+            "daemonsets": {"NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR"},
+            "resourceslices": {"NAME", "NODE", "DRIVER", "POOL"}, "resourceclaims": {"NAME", "STATE"}}
 # a row of `kubectl get pods` whose header the paste lost (`kubectl get pods -A | grep nvidia`): [namespace] name
 # ready status restarts age [ip node ...]
 _POD_ROW = re.compile(r"^\s*(?:(?P<ns>[a-z0-9][-a-z0-9]*)\s+)?(?P<name>[a-z0-9][-a-z0-9.]*)\s+(?P<ready>\d+/\d+)\s+"
@@ -50,17 +56,20 @@ def _table(line: str) -> tuple[str, str, str] | None:
     """(kind, header, the command before it) where the line is a table's header (no command: ""), or a command and a
     header pasted on one line (`k get resourceslice      NAME  NODE ...`: the newline lost, the header as kubectl
     aligned it after the command)."""
-    head = line.strip()
-    kind = next((k for k, p in _HEADERS.items() if p.match(head)), None)
+    kind = _kind(line.strip())
     if kind is not None:
         return kind, line, ""
     if _PROMPT.match(line):
         for m in re.finditer(r"\s(?=(NAMESPACE|NAME)\s)", line):
             rest = line[m.end():]
-            kind = next((k for k, p in _HEADERS.items() if p.match(rest)), None)
+            kind = _kind(rest)
             if kind is not None:
                 return kind, rest, line[:m.end()]
     return None
+
+
+def _kind(head: str) -> str | None:
+    return next((k for k, p in _HEADERS.items() if p.match(head) and _COLUMNS[k] <= set(_COLUMN.findall(head))), None)
 
 
 def has_tables(text: str) -> bool:

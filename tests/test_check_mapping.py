@@ -283,13 +283,6 @@ def test_the_labels_that_can_tie_a_node_to_a_pool(platform, keys, tmp_path):
     assert pools.pool_label_keys(loaded.profiles[0].profile) == keys
 
 
-def _item(labels: dict | None = None, status: dict | None = None):
-    from gengpu.live.snapshot import Item
-
-    return Item({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-1", "labels": labels or {}},
-                 "status": status or {}})
-
-
 @pytest.mark.parametrize("labels, status, gpu", [
     # GFD's and the operator's labels, unless the operator says there is no GPU (nvidia.com/gpu.present=false)
     ({"nvidia.com/gpu.product": "NVIDIA-L4"}, {}, True),
@@ -312,7 +305,8 @@ def _item(labels: dict | None = None, status: dict | None = None):
 def test_what_makes_a_node_a_gpu_node(labels, status, gpu):
     from gengpu.live import pools
 
-    assert pools.is_gpu_node(_item(labels, status)) is gpu
+    node = snapshots.node_item(status.get("capacity"), labels, allocatable=status.get("allocatable"))
+    assert pools.is_gpu_node(node) is gpu
 
 
 @pytest.mark.parametrize("platform, labels, model", [
@@ -331,7 +325,7 @@ def test_what_makes_a_node_a_gpu_node(labels, status, gpu):
 def test_a_nodes_gpu_model_and_the_label_that_says_it(platform, labels, model):
     from gengpu.live import pools
 
-    assert pools.node_gpu_model(platform, _item(labels)) == model
+    assert pools.node_gpu_model(platform, snapshots.node_item(labels=labels)) == model
 
 
 def test_an_aks_gpu_node_before_its_device_plugin_registers_is_imported(run, tmp_path):
@@ -378,7 +372,7 @@ def test_the_gpus_a_node_should_have(pool, labels, gpus):
     from gengpu.live import pools
 
     profile, node_pool = _pool(**pool)
-    assert pools.physical_gpus(profile, node_pool, _item(labels)) == gpus
+    assert pools.physical_gpus(profile, node_pool, snapshots.node_item(labels=labels)) == gpus
 
 
 @pytest.mark.parametrize("pool, labels, why", [
@@ -402,4 +396,4 @@ def test_why_a_node_is_not_one_of_a_pools(pool, labels, why):
     from gengpu.live import pools
 
     profile, node_pool = _pool(**pool)
-    assert pools._misfit(profile, node_pool, _item(labels)) == why
+    assert pools._misfit(profile, node_pool, snapshots.node_item(labels=labels)) == why

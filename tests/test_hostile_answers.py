@@ -111,14 +111,29 @@ def check(run, tmp_path, monkeypatch):
         fake.close()
 
 
-def test_a_throttled_list_is_asked_again_after_retry_after(check):
+def throttled_once(retry_after: str):
+    """An API server that answers the first nodes' list with 429 and that Retry-After, then the page."""
     def answer(handler, n):
         if n == 1:
-            handler.send(429, b'{"kind":"Status","code":429}', headers=[("Retry-After", "1")])
+            handler.send(429, b'{"kind":"Status","code":429}', headers=[("Retry-After", retry_after)])
         else:
             nodes_page(handler)
 
-    result, fake, took = check(answer)
+    return answer
+
+
+@pytest.fixture
+def waits(monkeypatch) -> list:
+    """Each wait gengpu works out before asking again (settings.retry_after's answers), in order."""
+    from gengpu import settings
+
+    said, real = [], settings.retry_after
+    monkeypatch.setattr(settings, "retry_after", lambda *args: said.append(real(*args)) or said[-1])
+    return said
+
+
+def test_a_throttled_list_is_asked_again_after_retry_after(check):
+    result, fake, took = check(throttled_once("1"))
     assert result.exit_code == 0, result.output
     assert [p.split("?")[0] for p in fake.asked].count("/api/v1/nodes") == 2 and took >= 1
 
@@ -132,14 +147,10 @@ def test_a_server_that_keeps_throttling_is_told_as_throttling_not_rbac(check):
     assert [p.split("?")[0] for p in fake.asked].count("/api/v1/nodes") == 3
 
 
-def test_a_busy_server_is_waited_for_as_each_answer_says_and_not_after_the_last(check, monkeypatch):
+def test_a_busy_server_is_waited_for_as_each_answer_says_and_not_after_the_last(check, waits):
     """429 and 503 are both "busy, ask again" (the API server's max-in-flight and its shutting-down answers): each
     wait is the answer's Retry-After in seconds, else (an HTTP date) 1, 2, 4 ... by attempt; after the last try,
     gengpu does not wait for nothing."""
-    from gengpu import settings
-
-    waits, real = [], settings.retry_after
-    monkeypatch.setattr(settings, "retry_after", lambda *args: waits.append(real(*args)) or waits[-1])
     said = {1: (429, "Wed, 21 Oct 2015 07:28:00 GMT"), 2: (503, "0.25"), 3: (429, "5")}
     result, fake, _ = check(lambda h, n: h.send(said[n][0], b"{}", headers=[("Retry-After", said[n][1])]))
     assert (result.exit_code, waits) == (2, [1.0, 0.25])
@@ -201,22 +212,11 @@ def test_the_size_limit_is_the_largest_answer_read_and_is_told_in_mib(check, mon
         "limit); no page of objects is that large")
 
 
-def test_a_retry_after_longer_than_the_request_has_left_is_cut_to_what_is_left(check, monkeypatch):
+def test_a_retry_after_longer_than_the_request_has_left_is_cut_to_what_is_left(check, monkeypatch, waits):
     """A 429 asking for 5 s when the request has 2 s: gengpu waits what is left but a second (the second for the
     answer itself), not 5 s and not nothing."""
-    from gengpu import settings
-
-    waits, real = [], settings.retry_after
-    monkeypatch.setattr(settings, "retry_after", lambda *args: waits.append(real(*args)) or waits[-1])
     monkeypatch.setattr("gengpu.live.kube.TIMEOUT", 2)
-
-    def answer(handler, n):
-        if n == 1:
-            handler.send(429, b"{}", headers=[("Retry-After", "5")])
-        else:
-            nodes_page(handler)
-
-    result, _, _ = check(answer)
+    result, _, _ = check(throttled_once("5"))
     assert result.exit_code == 0, result.output
     assert len(waits) == 1 and 0.5 < waits[0] <= 1.0, waits
 

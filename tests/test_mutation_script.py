@@ -77,3 +77,21 @@ def test_the_temporary_folders_of_mutants_that_are_gone_are_removed_and_no_other
     (tmp_path / "other").mkdir()
     mutation.remove_stale_temps(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"gengpu-mutant-{os.getpid()}", "gengpu-mutant-x", "other"])
+
+
+def test_a_mutants_tests_run_by_module_cheapest_first_and_fastest_first_within():
+    """mutmut hands a mutant its tests in a set's order; tests/conftest.py orders them by the call times mutmut
+    recorded, one module at a time, so a module's API server starts once and a killed mutant stops early."""
+    from types import ModuleType, SimpleNamespace
+
+    from conftest import by_cost
+
+    slow, fast = ModuleType("tests.test_slow"), ModuleType("tests.test_fast")
+    items = [SimpleNamespace(nodeid=f"mutants/tests/{m.__name__[6:]}.py::{t}", module=m)
+             for m, t in [(slow, "a"), (fast, "b"), (slow, "c"), (fast, "d"), (slow, "e")]]
+    seconds = {"tests/test_slow.py::a": 9.0, "tests/test_slow.py::c": 0.1, "tests/test_slow.py::e": 2.0,
+               "tests/test_fast.py::b": 3.0, "tests/test_fast.py::d": 0.5}
+    assert [i.nodeid.rpartition("::")[2] for i in by_cost(items, seconds)] == ["d", "b", "c", "e", "a"]
+    # a test mutmut has no time for costs nothing, and still runs with its module
+    del seconds["tests/test_slow.py::a"]
+    assert [i.nodeid.rpartition("::")[2] for i in by_cost(items, seconds)] == ["a", "c", "e", "d", "b"]

@@ -95,3 +95,33 @@ def test_a_mutants_tests_run_by_module_cheapest_first_and_fastest_first_within()
     # a test mutmut has no time for costs nothing, and still runs with its module
     del seconds["tests/test_slow.py::a"]
     assert [i.nodeid.rpartition("::")[2] for i in by_cost(items, seconds)] == ["a", "c", "e", "d", "b"]
+
+
+def test_the_kill_rate_of_a_sample_comes_with_its_wilson_interval(mutation):
+    """Against the published 95% Wilson intervals (Newcombe 1998, Statistics in Medicine 17:857, table II: 0/10 is
+    0 to 0.2775) and one worked by hand (97/100 is 0.9155 to 0.9897)."""
+    assert [round(x, 4) for x in mutation.wilson(0, 10)] == [0.0, 0.2775]
+    assert [round(x, 4) for x in mutation.wilson(97, 100)] == [0.9155, 0.9897]
+    assert [round(x, 4) for x in mutation.wilson(10, 10)] == [0.7225, 1.0]
+    assert mutation.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_a_sample_is_drawn_from_all_of_each_groups_mutants_and_reported_with_its_interval(mutation, tmp_path, capsys):
+    meta = tmp_path / "mutants" / "gengpu"
+    meta.mkdir(parents=True)
+    sizing = {f"gengpu.sizing.x_recommend__mutmut_{n}": code for n, code in enumerate([1] * 8 + [0, None], 1)}
+    (meta / "sizing.py.meta").write_text(_meta(sizing))
+    (meta / "baseline.py.meta").write_text(_meta({"gengpu.baseline.x_load__mutmut_1": 1,
+                                                  "gengpu.baseline.x_load__mutmut_2": None}))
+    drawn = mutation.sample(tmp_path, ["rightsize", "baseline"], 4, seed=0)
+    # each group's own count: all of baseline's two, four of rightsize's ten
+    assert drawn[:2] == ["gengpu.baseline.x_load__mutmut_1", "gengpu.baseline.x_load__mutmut_2"]
+    assert len(drawn) == 6 and set(drawn[2:]) < set(sizing)
+    assert drawn == mutation.sample(tmp_path, ["rightsize", "baseline"], 4, seed=0)  # the seed fixes the draw
+    assert any(mutation.sample(tmp_path, ["rightsize"], 4, seed=s) != drawn[2:] for s in range(1, 5))
+    assert sorted(mutation.sample(tmp_path, ["rightsize"], 50, seed=0)) == sorted(sizing)  # fewer than asked: all
+    assert mutation.sample(tmp_path, ["flux"], 4, seed=0) is None  # nothing generated to draw from
+    mutation.report_sample(tmp_path, ["rightsize"], sorted(sizing), seed=7)
+    assert capsys.readouterr().out == (
+        "sample of rightsize (seed 7): 10 of 10 mutants, 9 checked: 8 killed, 0 timed out, 1 survived, "
+        "0 not reached, 1 not checked yet; kill rate 88.9% (95% interval 56.5-98.0%)\n")

@@ -56,6 +56,10 @@ def test_what_is_not_jq_lines(text):
     (f'{COMMAND}\n  "nvidia.com/gpu.count": "4",\n  "nvidia.com/gpu.product": "Tesla\\qT4"\n',
      (3, 35, "Invalid \\escape in the value of 'nvidia.com/gpu.product'")),
     ('"a": "\t"', (1, 7, "Invalid control character in the value of 'a'")),
+    # a number longer than Python reads (4,300 digits by default): told as such, not with Python's advice on raising
+    # its bound
+    (f'{COMMAND}\n  "nvidia.com/gpu.count": -{"9" * 5000},\n',
+     (2, 27, "a number of 5000 digits, more than the 4300 read, in the value of 'nvidia.com/gpu.count'")),
     # not shaped as jq's (a stranger line), or every value good: no JSON error to tell
     ('  "a": "\\q"\nsomething else\n', None),
     ('  "a": "b"\n', None),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import email.utils
 import re
+import sys
 from dataclasses import dataclass, field
 
 # A shell's command line in a paste, the one definition every reader uses: a prompt (`$ `, `% `, `> `, root's `# `,
@@ -263,9 +264,11 @@ def jq_line_error(text: str) -> tuple[int, int, str] | None:
         try:
             if m:
                 json.loads(m.group(2))
-        except ValueError as exc:
-            reason = getattr(exc, "msg", str(exc)).removesuffix(" at")
-            return i + 1, m.start(2) + getattr(exc, "pos", 0) + 1, f"{reason} in the value of {m.group(1)!r}"
+        except json.JSONDecodeError as exc:
+            return i + 1, m.start(2) + exc.pos + 1, f"{exc.msg.removesuffix(' at')} in the value of {m.group(1)!r}"
+        except ValueError:  # Python's own bound on an integer's digits (sys.get_int_max_str_digits)
+            return i + 1, m.start(2) + 1, (f"a number of {len(m.group(2).lstrip('-'))} digits, more than the "
+                                           f"{sys.get_int_max_str_digits()} read, in the value of {m.group(1)!r}")
     return None
 
 

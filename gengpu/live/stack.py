@@ -46,7 +46,7 @@ def component(pod: Item) -> Component | None:
     """The part of NVIDIA's GPU stack the pod is, or None."""
     named, _, anyone = _table()
     # the pod's own name, else its controller's (a describe cut above the name still shows Controlled By)
-    owners = [str(o.get("name", "")) for o in pod.sequence("metadata", "ownerReferences") if isinstance(o, dict)]
+    owners = [_name(o) for o in pod.sequence("metadata", "ownerReferences") if isinstance(o, dict)]
     for name in (pod.name, *owners):
         if not name or not anyone.search(name):
             continue
@@ -104,19 +104,19 @@ def state(pod: Item) -> PodState:
     total_inits = len(specs) or len(inits)
     # sidecars: init containers that run beside the others (restartPolicy Always), counted in READY; a running init
     # container of another kind is "started" too (the kubelet's prober), so only the spec tells them apart
-    sidecars = {str(c.get("name", "")) for c in specs if c.get("restartPolicy") == "Always"}
+    sidecars = {_name(c) for c in specs if c.get("restartPolicy") == "Always"}
     initializing = False
     for i, status in enumerate(inits):
         restarts += _int(status.get("restartCount"))
         kind, detail = _state(status)
-        sidecar = str(status.get("name", "")) in sidecars
+        sidecar = _name(status) in sidecars
         sidecar_restarts += _int(status.get("restartCount")) if sidecar else 0
         if kind == "terminated" and _int(detail.get("exitCode")) == 0 and "exitCode" in detail:
             continue
         if sidecar and status.get("started") is True:
             ready += 1 if status.get("ready") is True else 0
             continue
-        container, init_reason = str(status.get("name", "")), True
+        container, init_reason = _name(status), True
         if kind == "terminated":
             reason = "Init:" + (str(detail.get("reason")) if detail.get("reason") else
                                 f"Signal:{detail['signal']}" if _int(detail.get("signal")) else
@@ -138,7 +138,7 @@ def state(pod: Item) -> PodState:
                 reason = str(detail["reason"]) if detail.get("reason") else \
                     f"Signal:{detail['signal']}" if _int(detail.get("signal")) else \
                     f"ExitCode:{_int(detail.get('exitCode'))}"
-                container, init_reason = str(status.get("name", "")), False
+                container, init_reason = _name(status), False
                 message = str(detail.get("message") or "")
             elif status.get("ready") is True and kind == "running":
                 running = True
@@ -155,12 +155,17 @@ def state(pod: Item) -> PodState:
     if not message or reason.removeprefix("Init:") == "CrashLoopBackOff":
         # why the container last ended: CrashLoopBackOff's own message says only "back-off ... restarting"
         for status in _statuses(pod, "initContainerStatuses" if init_reason else "containerStatuses"):
-            if str(status.get("name", "")) == container:
+            if _name(status) == container:
                 last = (status.get("lastState") or {}).get("terminated") if isinstance(
                     status.get("lastState"), dict) else None
                 if isinstance(last, dict) and last.get("message"):
                     message = str(last["message"])
     return PodState(reason, shown_ready, restarts, container, init_reason, message.strip())
+
+
+def _name(of: dict) -> str:
+    """A container's (or owner's) name: the API requires one, so the default only keeps a hand-written one whole."""
+    return str(of.get("name", ""))
 
 
 # kubectl's STATUS values that mean a container fails to run (waiting reasons of the kubelet, terminated reasons of

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,9 +25,24 @@ class Finding:
     node: str = field(default="", compare=False, repr=False)
     pool: str = field(default="", compare=False, repr=False)
 
+    def __post_init__(self):
+        # a value quoted whole (a schema's message repeats the instance) can be thousands of characters of a hostile
+        # file: it is cut to its ends, which keep what it is and its quotes
+        if len(self.message) > _LONG:
+            object.__setattr__(self, "message", _LONG_WORD.sub(_clip, self.message))
+
     @property
     def is_error(self) -> bool:
         return self.severity == "error"
+
+
+_LONG = 200
+_LONG_WORD = re.compile(r"\S{%d,}" % _LONG)
+
+
+def _clip(word: re.Match) -> str:
+    text = word.group()
+    return f"{text[:60]}…[{len(text) - 70} characters]…{text[-10:]}"
 
 
 def sort_findings(findings):

@@ -53,6 +53,16 @@ CASES = {
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nvidia-device-plugin-config}\ndata:\n  any: |\n"
         + "".join("    " + line + "\n" for line in BOMB.splitlines()),
         [("yaml-limit", "9:9", "the document expands to more than 100000 values through aliases (an alias bomb?)")]),
+    # more digits than Python turns into an integer (sys.get_int_max_str_digits, 4300 by default): what gengpu cannot
+    # read is said, not taken for a wrong !!int tag the file does not have; an explicit tag alike
+    "int-5000-digits": ("sharing: " + "9" * 5000 + "\n",
+                        [("yaml-limit", "1:10", "a number of 5000 digits; gengpu reads numbers of up to 4300")]),
+    "tagged-int-5000-digits": ("sharing: !!int -" + "9" * 5000 + "\n",
+                               [("yaml-limit", "1:10", "a number of 5000 digits; gengpu reads numbers of up to 4300")]),
+    # one it reads, in the wrong place: the message quotes the value cut to its ends
+    "int-4300-digits": ("sharing:\n  timeSlicing: " + "9" * 4300 + "\n",
+                        [("device-plugin-config-schema", "2:16", "'sharing.timeSlicing': " + "9" * 60
+                          + "…[4230 characters]…" + "9" * 10 + " is not of type 'object'")]),
     "nested-250": ("a: " + "[" * 250 + "]" * 250 + "\n",
                    [("yaml-limit", "1:104", "values nest deeper than 100 levels")]),
     "nested-2000": ("a: " + "[" * 2000 + "]" * 2000 + "\n",

@@ -22,6 +22,18 @@ def test_text():
                         "\x1b[2m  fix: use 3\x1b[0m")
 
 
+def test_a_value_of_thousands_of_characters_is_quoted_cut_to_its_ends():
+    """A schema's message repeats the value it refuses; a hostile file's value of 5,000 characters is cut in every
+    report, its quotes and what it is kept. A message of many words, however long, keeps every one."""
+    long = Finding("a.yaml", 1, 1, "error", "object-schema", f"'spec.x': '{'a' * 4999}b' is not of type 'integer'")
+    assert long.message == f"'spec.x': '{'a' * 59}…[4932 characters]…{'a' * 8}b' is not of type 'integer'"
+    assert json.loads(reporting.as_json([long]))["findings"][0]["message"] == long.message
+    edge = "x" * 199
+    assert Finding("a.yaml", 1, 1, "error", "r", f"{edge} {edge}").message == f"{edge} {edge}"
+    assert Finding("a.yaml", 1, 1, "error", "r", f"{edge}x {edge}").message == (
+        f"{'x' * 60}…[130 characters]…{'x' * 10} {edge}")
+
+
 def test_json_counts_every_severity():
     data = json.loads(reporting.as_json([ERROR, WARNING, INFO]))
     assert data["summary"] == {"error": 1, "warning": 1, "info": 1}

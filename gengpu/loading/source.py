@@ -9,6 +9,7 @@ config parsers resolve them (`yes` is a boolean, `0644` an octal number).
 from __future__ import annotations
 
 import codecs
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -199,14 +200,10 @@ def _key_value(node, text: str | None = None):
 
 def _scalar(node: ScalarNode, text: str | None = None):
     tag = _tag(node, text)
-    if tag == _STR or tag == f"{TAG}value":
-        return node.value
+    if tag in (_STR, f"{TAG}value", f"{TAG}merge", f"{TAG}timestamp"):
+        return node.value  # (a timestamp as written: JSON, and so the API server, sees a string)
     if tag == f"{TAG}null":
         return None
-    if tag == f"{TAG}merge":
-        return node.value
-    if tag == f"{TAG}timestamp":
-        return node.value  # kept as written: JSON, and so the API server, sees a string
     if tag not in _SCALAR_TAGS:
         raise _Stop(node, "yaml-tag", f"unknown tag {tag!r}",
                     "remove the tag; Kubernetes manifests and GPU configs use plain YAML values")
@@ -215,6 +212,9 @@ def _scalar(node: ScalarNode, text: str | None = None):
         value = _constructor.construct_object(yaml.ScalarNode(tag, node.value, node.start_mark, node.end_mark),
                                               deep=True)
     except Exception as exc:  # noqa: BLE001  (a constructor refusing the text is the finding)
+        if kind == "int" and (digits := sum(map(str.isdigit, node.value))) > sys.get_int_max_str_digits():
+            raise _Stop(node, "yaml-limit", f"a number of {digits} digits; gengpu reads numbers of up to "  # Python's
+                        f"{sys.get_int_max_str_digits()}", "write a shorter number, or quote it if it is text") from exc
         article = "an" if kind[0] in "aeiou" else "a"
         raise _Stop(node, "yaml-tag", f"'{node.value}' is not a valid !!{kind} value",
                     f"remove the !!{kind} tag or write {article} {kind} value") from exc

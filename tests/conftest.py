@@ -85,22 +85,24 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     """Under scripts/mutation a mutant's tests come in mutmut's order, which is a set's: one module's tests
-    interleaved with others', so a module fixture such as an API server started again at each switch, and the slow
-    tests as likely first as the fast. They run by module, cheapest module first, fastest test first (the call
-    times mutmut recorded), so a killed mutant stops early and a survivor starts each server once."""
+    interleaved with others', so a module fixture such as an API server started again at each switch, and a module's
+    tests out of the file's order, which some rely on (an object the API server holds from a test above). They run
+    module by module, cheapest module first (the call times mutmut recorded), so a killed mutant stops early and a
+    survivor starts each server once, and each module's tests in the order they are written."""
     stats = Path("mutmut-stats.json")
     if os.environ.get("MUTANT_UNDER_TEST") and stats.is_file():
         items[:] = by_cost(items, json.loads(stats.read_text()).get("duration_by_test", {}))
 
 
 def by_cost(items: list, seconds: dict) -> list:
-    def cost(item) -> float:
-        return seconds.get(item.nodeid.removeprefix("mutants/"), 0.0)
-
     module_cost: dict = {}
     for item in items:
-        module_cost[item.module.__name__] = module_cost.get(item.module.__name__, 0.0) + cost(item)
-    return sorted(items, key=lambda item: (module_cost[item.module.__name__], item.module.__name__, cost(item)))
+        name = item.module.__name__
+        module_cost[name] = module_cost.get(name, 0.0) + seconds.get(item.nodeid.removeprefix("mutants/"), 0.0)
+    # (a parametrized test's cases in their table's order)
+    return sorted(items, key=lambda item: (module_cost[item.module.__name__], item.module.__name__,
+                                           item.location[1], tuple(getattr(item, "callspec", None) and
+                                                                   item.callspec.indices.values() or ())))
 
 
 def pytest_unconfigure(config):

@@ -79,22 +79,34 @@ def test_the_temporary_folders_of_mutants_that_are_gone_are_removed_and_no_other
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"gengpu-mutant-{os.getpid()}", "gengpu-mutant-x", "other"])
 
 
-def test_a_mutants_tests_run_by_module_cheapest_first_and_fastest_first_within():
-    """mutmut hands a mutant its tests in a set's order; tests/conftest.py orders them by the call times mutmut
-    recorded, one module at a time, so a module's API server starts once and a killed mutant stops early."""
+def test_a_mutants_tests_run_by_module_cheapest_first_each_in_the_files_order():
+    """mutmut hands a mutant its tests in a set's order; tests/conftest.py runs them a module at a time, cheapest
+    module first by the call times mutmut recorded (a module's API server starts once, a killed mutant stops early),
+    and each module's tests in the order they are written, a parametrized test's cases in its table's order (some
+    tests use an object a test above made in the API server)."""
     from types import ModuleType, SimpleNamespace
 
     from conftest import by_cost
 
     slow, fast = ModuleType("tests.test_slow"), ModuleType("tests.test_fast")
-    items = [SimpleNamespace(nodeid=f"mutants/tests/{m.__name__[6:]}.py::{t}", module=m)
-             for m, t in [(slow, "a"), (fast, "b"), (slow, "c"), (fast, "d"), (slow, "e")]]
-    seconds = {"tests/test_slow.py::a": 9.0, "tests/test_slow.py::c": 0.1, "tests/test_slow.py::e": 2.0,
+
+    def item(module, test, line, *indices):
+        case = SimpleNamespace(nodeid=f"mutants/tests/{module.__name__[6:]}.py::{test}", module=module,
+                               location=(f"tests/{module.__name__[6:]}.py", line, test))
+        if indices:
+            case.callspec = SimpleNamespace(indices=dict(zip("xyz", indices)))
+        return case
+
+    items = [item(slow, "a[2]", 10, 2), item(fast, "b", 30), item(slow, "c", 5), item(fast, "d", 20),
+             item(slow, "a[0]", 10, 0), item(slow, "e", 40), item(slow, "a[1-0]", 10, 1, 0)]
+    seconds = {"tests/test_slow.py::a[2]": 9.0, "tests/test_slow.py::c": 0.1, "tests/test_slow.py::e": 2.0,
                "tests/test_fast.py::b": 3.0, "tests/test_fast.py::d": 0.5}
-    assert [i.nodeid.rpartition("::")[2] for i in by_cost(items, seconds)] == ["d", "b", "c", "e", "a"]
+    assert [i.nodeid.rpartition("::")[2] for i in by_cost(items, seconds)] == [
+        "d", "b", "c", "a[0]", "a[1-0]", "a[2]", "e"]
     # a test mutmut has no time for costs nothing, and still runs with its module
-    del seconds["tests/test_slow.py::a"]
-    assert [i.nodeid.rpartition("::")[2] for i in by_cost(items, seconds)] == ["a", "c", "e", "d", "b"]
+    del seconds["tests/test_slow.py::a[2]"]
+    assert [i.nodeid.rpartition("::")[2] for i in by_cost(items, seconds)] == [
+        "c", "a[0]", "a[1-0]", "a[2]", "e", "d", "b"]
 
 
 def test_the_kill_rate_of_a_sample_comes_with_its_wilson_interval(mutation):
@@ -121,6 +133,13 @@ def test_a_sample_is_drawn_from_all_of_each_groups_mutants_and_reported_with_its
     assert any(mutation.sample(tmp_path, ["rightsize"], 4, seed=s) != drawn[2:] for s in range(1, 5))
     assert sorted(mutation.sample(tmp_path, ["rightsize"], 50, seed=0)) == sorted(sizing)  # fewer than asked: all
     assert mutation.sample(tmp_path, ["flux"], 4, seed=0) is None  # nothing generated to draw from
+    # a sample is checked afresh: its mutants are forgotten before the run, the others keep their results
+    mutation.forget(tmp_path, {"gengpu.sizing.x_recommend__mutmut_1", "gengpu.baseline.x_load__mutmut_1"})
+    assert dict(mutation.results(tmp_path, ["rightsize", "baseline"])) == {
+        **{k: "killed" for k in sizing}, "gengpu.sizing.x_recommend__mutmut_1": "not checked",
+        "gengpu.sizing.x_recommend__mutmut_9": "survived", "gengpu.sizing.x_recommend__mutmut_10": "not checked",
+        "gengpu.baseline.x_load__mutmut_1": "not checked", "gengpu.baseline.x_load__mutmut_2": "not checked"}
+    (meta / "sizing.py.meta").write_text(_meta(sizing))
     mutation.report_sample(tmp_path, ["rightsize"], sorted(sizing), seed=7)
     assert capsys.readouterr().out == (
         "sample of rightsize (seed 7): 10 of 10 mutants, 9 checked: 8 killed, 0 timed out, 1 survived, "

@@ -95,14 +95,17 @@ def pytest_collection_modifyitems(config, items):
 
 
 def by_cost(items: list, seconds: dict) -> list:
+    def module(item) -> str:
+        return item.nodeid.partition("::")[0]
+
     module_cost: dict = {}
     for item in items:
-        name = item.module.__name__
-        module_cost[name] = module_cost.get(name, 0.0) + seconds.get(item.nodeid.removeprefix("mutants/"), 0.0)
+        module_cost[module(item)] = module_cost.get(module(item), 0.0) + seconds.get(
+            item.nodeid.removeprefix("mutants/"), 0.0)
     # (a parametrized test's cases in their table's order)
-    return sorted(items, key=lambda item: (module_cost[item.module.__name__], item.module.__name__,
-                                           item.location[1], tuple(getattr(item, "callspec", None) and
-                                                                   item.callspec.indices.values() or ())))
+    return sorted(items, key=lambda item: (module_cost[module(item)], module(item), item.location[1],
+                                           tuple(getattr(item, "callspec", None) and
+                                                 item.callspec.indices.values() or ())))
 
 
 def pytest_unconfigure(config):

@@ -686,3 +686,7 @@ def test_a_finding_about_an_object_read_from_the_api_server_is_at_the_context_no
     found = live.check_cluster(pools.Cluster(profile, doc, snap, pools.map_nodes(profile, snap)))
     assert [(f.file, f.line, f.column, f.rule, f.subject) for f in found] == [
         ("context prod", 0, 0, "gpu-stack-pod-failing", "Pod/gpu-operator/nvidia-driver-daemonset-x7k2p")]
+    # with the rule's fix, as a finding at a line of a file has it
+    from gengpu.checking.rules import RULES
+
+    assert [f.fix for f in found] == [RULES["gpu-stack-pod-failing"].fix] and found[0].fix

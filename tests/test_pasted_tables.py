@@ -139,6 +139,7 @@ def _container(spec: dict, status: dict, shown: dict) -> dict:
 def test_a_described_pod_reads_as_the_states_it_shows(entry):
     snap = _read(entry)
     assert [p.name for p in snap.pods] == [e["name"] for e in entry["expect"]]
+    assert snap.nodes == []  # (a describe of a pod, even cut above its containers, is no node: it has a namespace)
     for pod, want in zip(snap.pods, entry["expect"]):
         owner = pod.sequence("metadata", "ownerReferences")
         assert (pod.text("metadata", "namespace"), pod.text("spec", "nodeName"),
@@ -488,6 +489,10 @@ def test_each_label_taint_and_condition_of_a_described_node_is_where_the_paste_s
             assert place(node.path + ("status", "conditions", n)) == \
                 where(rf"^\s+({re.escape(condition['type'])})\s", table), condition["type"]
             checked += 1
+        if node.text("status", "nodeInfo", "kubeletVersion"):  # (at its line's start: a node's version)
+            assert place(node.path + ("status", "nodeInfo", "kubeletVersion")) == \
+                (where(r"^(\s+)Kubelet Version:")[0], 1)
+            checked += 1
     assert checked
 
 
@@ -657,6 +662,21 @@ def test_a_field_no_line_of_the_paste_holds_is_placed_at_the_nearest_that_does()
 
 
 
+def test_a_described_node_cut_above_its_name_is_placed_at_the_lines_the_paste_has():
+    """A `kubectl describe node` pasted from its Labels down has no Name: line: the node is unnamed, at the paste's
+    first line, and each label and count at its own line as the paste numbers them (not one further down)."""
+    text = ("Labels:             nvidia.com/gpu.present=true\n"
+            "                    nvidia.com/gpu.product=NVIDIA-L4\n"
+            "Capacity:\n  nvidia.com/gpu:  1\nAllocatable:\n  nvidia.com/gpu:  1\n")
+    snap, findings = snapshot.load(text.encode(), "cut.txt")
+    (node,) = snap.nodes
+    assert (node.name, findings) == ("(pasted node)", [])
+    assert [node.position(*path) for path in [
+        ("metadata", "name"), ("metadata", "labels", "nvidia.com/gpu.present"),
+        ("metadata", "labels", "nvidia.com/gpu.product"), ("status", "capacity", "nvidia.com/gpu"),
+        ("status", "allocatable", "nvidia.com/gpu")]] == [(1, 1), (1, 21), (2, 21), (4, 3), (6, 3)]
+
+
 def test_a_pending_pods_node_none_is_no_node():
     """`kubectl get pods -o wide` prints a pod not yet scheduled with NODE and IP `<none>` (printPod): it is no pod
     of a node named "<none>". A scheduled one is its node's."""
@@ -719,6 +739,22 @@ def test_a_described_custom_resource_is_the_kind_its_fields_are_only_that_kinds(
     assert (obj and obj["kind"], obj and obj["metadata"]["name"]) == (kind, name)
     if kind == "DeviceTaintRule":
         assert "status" not in obj  # (none described: none made up)
+
+
+@pytest.mark.parametrize("lines, custom", [
+    (["Name: xid", "Spec:", "  Device Selector:", "    Device:", "  Taint:", "    Effect: NoExecute"], True),
+    (["Name: xid", "Spec:", "  Device Selector:", "    Device:"], False),
+    (["Name: xid", "Spec:", "  Taint:", "    Effect: NoExecute"], False),
+    (["Name: imex", "Status:", "  Nodes:", "    Clique ID: c1.0"], True),
+    (["Name: imex", "Status:", "  Nodes:"], False),
+    (["Name: imex", "    Clique ID: c1.0"], False),
+])
+def test_only_text_of_both_fields_of_a_kind_is_read_as_a_described_custom_resource(lines, custom):
+    """A DeviceTaintRule's describe shows a Device Selector and a Taint, a ComputeDomain's nodes a Clique ID: one of
+    a pair alone leaves the text to the other readers."""
+    from gengpu.live import described
+
+    assert described.looks_like_custom_resource("\n".join(lines) + "\n") is custom
 
 
 @pytest.mark.parametrize("row", [
@@ -905,3 +941,57 @@ def test_a_header_whose_columns_cannot_be_told_apart_is_no_table(text, objects):
     column it did not have was an internal error."""
     snap, _ = snapshot.load(text.encode(), "pasted.txt")
     assert [(o.data["kind"], o.name) for kind in ("pods", "daemonsets", "events") for o in getattr(snap, kind)] == objects
+
+
+# The Events part of a `kubectl describe pod`, pasted alone: Project-HAMi/HAMi issue 39 (issue body,
+# https://github.com/Project-HAMi/HAMi/issues/39), as its source shows it.
+HAMI_39_EVENTS = """\
+Events:
+  Type     Reason                    Age               From           Message
+  ----     ------                    ----              ----           -------
+  Warning  FailedScheduling          73s               4pd-scheduler  AssumePod failed: pod c4c9c2a8-83d3-4e9b-b6fa-ed47719d3d19 is in the cache, so can't be assumed
+  Normal   Scheduled                 73s               4pd-scheduler  Successfully assigned default/gpu-pod to pkm-05
+  Warning  UnexpectedAdmissionError  73s               kubelet        Allocate failed due to rpc error: code = Unavailable desc = transport is closing, which is unexpected
+  Warning  FailedMount               9s (x8 over 73s)  kubelet        MountVolume.SetUp failed for volume "kube-api-access-8hcmj" : object "default"/"kube-root-ca.crt" not registered
+"""
+
+
+def _event(reason: str, message: str, type_: str = "Warning", about: tuple = ("", "", ""), **more) -> dict:
+    kind, namespace, name = about
+    return {"apiVersion": "v1", "kind": "Event", "metadata": {"namespace": namespace} if namespace else {},
+            "involvedObject": {"kind": kind, "name": name, **({"namespace": namespace} if namespace else {})},
+            "type": type_, "reason": reason, "message": message, **more}
+
+
+@pytest.mark.parametrize("above", ["", "$ kubectl get pods\nNAME      READY   STATUS    RESTARTS   AGE\n"
+                                       "gpu-pod   0/1     Pending   0          80s\n\n"])
+def test_a_described_pods_events_pasted_alone_are_that_pods_each_in_its_namespace(above):
+    """The scheduler's "Successfully assigned default/gpu-pod" names the pod the run of events is about: every event
+    of the run is about it, in its namespace, as the API server holds them. Lines another reader took (a table above
+    the events) do not stop the events below them from being read."""
+    snap, findings = snapshot.load((above + HAMI_39_EVENTS).encode(), "events.txt")
+    pod = ("Pod", "default", "gpu-pod")
+    assert findings == [] and [e.data for e in snap.events] == [
+        _event("FailedScheduling", "AssumePod failed: pod c4c9c2a8-83d3-4e9b-b6fa-ed47719d3d19 is in the cache, so "
+               "can't be assumed", about=pod),
+        _event("Scheduled", "Successfully assigned default/gpu-pod to pkm-05", "Normal", about=pod),
+        _event("UnexpectedAdmissionError", "Allocate failed due to rpc error: code = Unavailable desc = transport is "
+               "closing, which is unexpected", about=pod),
+        _event("FailedMount", 'MountVolume.SetUp failed for volume "kube-api-access-8hcmj" : object "default"/'
+               '"kube-root-ca.crt" not registered', about=pod, count=8)]
+    assert [p.name for p in snap.pods] == (["gpu-pod"] if above else [])
+
+
+def test_events_of_a_run_that_names_two_pods_are_each_only_what_its_own_message_says():
+    """A run of events whose messages name two pods is no one pod's: an event naming its pod (the kubelet's "in pod
+    NAME_NAMESPACE(uid)") is about that pod, the others about no object the paste shows."""
+    text = HAMI_39_EVENTS + (
+        "  Warning  FailedSync                10s               kubelet        error determining status: rpc error: "
+        "code = Unknown desc = Error: No such container: 3f2a in pod gpu-pod-2_team-a(4c9a1e52-1b7e-4a43-8d0c)\n")
+    snap, _ = snapshot.load(text.encode(), "events.txt")
+    assert [(e.text("reason"), e.mapping("involvedObject"), e.mapping("metadata")) for e in snap.events] == [
+        ("FailedScheduling", {"kind": "", "name": ""}, {}),
+        ("Scheduled", {"kind": "", "name": ""}, {}),
+        ("UnexpectedAdmissionError", {"kind": "", "name": ""}, {}),
+        ("FailedMount", {"kind": "", "name": ""}, {}),
+        ("FailedSync", {"kind": "Pod", "name": "gpu-pod-2", "namespace": "team-a"}, {"namespace": "team-a"})]

@@ -448,6 +448,24 @@ def test_jq_lines_whose_value_is_not_json_are_a_finding_at_that_value(bad, reaso
          f"invalid JSON: {reason} in the value of 'nvidia.com/device-plugin.config'")]
 
 
+@pytest.mark.parametrize("collapse", [False, True])
+def test_pod_rows_without_their_header_read_as_the_tables_pods(collapse):
+    """`kubectl get pods | grep nvidia` prints the rows without the header: each row is still the pod the table
+    shows (an OpenShift docs page's state, one STATUS printed "Init: 0/1"), aligned or with its spaces collapsed,
+    and no line of them is left to the other readers."""
+    from gengpu.live import tables
+
+    text = (CORPUS / "states" / "docs-openshift-driver-crashloop-operands-init.txt").read_text()
+    rows = text.splitlines()[1:]
+    if collapse:
+        rows = [" ".join(row.split()) for row in rows]
+    with_header, _ = snapshot.load(text.encode(), "pods.txt")
+    alone, findings = snapshot.load(("\n".join(rows) + "\n").encode(), "pods.txt")
+    assert findings == [] and [p.data for p in alone.pods] == [p.data for p in with_header.pods]
+    assert [p.position("metadata", "name") for p in alone.pods] == [(i, 1) for i in range(1, len(rows) + 1)]
+    assert tables.read("\n".join(rows), "pods.txt")[2].strip() == ""
+
+
 def _described_nodes() -> list[str]:
     return sorted(f"states/{p.name}" for p in (CORPUS / "states").glob("*.txt")
                   if re.search(r"^(Labels|Taints|Conditions):", p.read_text(errors="replace"), re.M)
@@ -494,6 +512,15 @@ def test_each_label_taint_and_condition_of_a_described_node_is_where_the_paste_s
                 (where(r"^(\s+)Kubelet Version:")[0], 1)
             checked += 1
     assert checked
+
+
+def test_a_command_line_in_another_encoding_above_yaml_is_still_a_command_line():
+    """A prompt from a Latin-1 terminal (a host named hôte: one byte 0xE9, no UTF-8) above `kubectl get node -o yaml`:
+    the command line is blanked as any other, and the node below it read, not an internal error."""
+    raw = b"user@h\xf4te:~$ kubectl get node gpu-1 -o yaml\napiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n"
+    snap, findings = snapshot.load(raw, "node.yaml")
+    assert ([n.name for n in snap.nodes], findings) == (["gpu-1"], [])
+    assert snap.nodes[0].position("metadata", "name") == (5, 9)
 
 
 # shells' command lines as real pastes show them (RHEL's bash: openshift-psap's describe paste; Ubuntu's root
@@ -828,6 +855,17 @@ def test_a_line_above_a_table_that_is_no_command_asks_for_no_namespace():
         snap, _ = snapshot.load(f"{above}\n{table}".encode(), "pods.txt")
         assert [(p.name, p.text("metadata", "namespace") or None) for p in snap.pods] == \
             [("nvidia-dcgm-exporter-4xk2p", namespace)]
+
+
+def test_rows_that_print_their_namespace_keep_it_whatever_namespace_the_command_names():
+    """`kubectl get pods -A -n default`: -A wins (kubectl's get asks every namespace and prints NAMESPACE), so each
+    row is in the namespace it prints, not the one -n names."""
+    table = _aligned([["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+                      ["gpu-operator", "nvidia-dcgm-exporter-4xk2p", "0/1", "CrashLoopBackOff", "7", "5m"],
+                      ["default", "cuda-vectoradd", "0/1", "Pending", "0", "5m"]])
+    snap, _ = snapshot.load(f"$ kubectl get pods -A -n default\n{table}".encode(), "pods.txt")
+    assert [(p.name, p.text("metadata", "namespace")) for p in snap.pods] == [
+        ("nvidia-dcgm-exporter-4xk2p", "gpu-operator"), ("cuda-vectoradd", "default")]
 
 
 @pytest.mark.parametrize("row, pods", [

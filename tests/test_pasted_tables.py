@@ -446,6 +446,8 @@ def test_jq_lines_whose_value_is_not_json_are_a_finding_at_that_value(bad, reaso
     assert [(f.file, f.line, f.column, f.severity, f.rule, f.message) for f in findings] == [
         ("labels.json", 6, 42, "error", "yaml-syntax",
          f"invalid JSON: {reason} in the value of 'nvidia.com/device-plugin.config'")]
+    assert findings[0].fix == ("a line of jq's output holds a JSON value: a backslash is written \\\\ and a tab "
+                               "\\t; or paste the whole `kubectl get node NAME -o json`")
 
 
 @pytest.mark.parametrize("collapse", [False, True])

@@ -193,6 +193,28 @@ def test_what_a_snapshot_keeps_of_each_kind():
         {"apiVersion": None, "kind": "Pod", "metadata": {}, "spec": "x", "status": 1}
     assert kube.kept({"kind": "NVIDIADriver", "spec": {"devicePlugin": []}, "status": None}) == \
         {"apiVersion": None, "kind": "NVIDIADriver", "metadata": {}, "spec": {}}
+    # a GPUCluster (the operator's newer API) kept as the ClusterPolicy is, and hostile parts: a DaemonSet's template
+    # that is a list, a node's label that is a number (JSON allows one; Kubernetes never sends it)
+    gpucluster = {**policy, "apiVersion": "nvidia.com/v1alpha1", "kind": "GPUCluster"}
+    assert kube.kept(gpucluster) == {"apiVersion": "nvidia.com/v1alpha1", "kind": "GPUCluster", "metadata": kept_meta,
+                                     "spec": {"nodeSelector": {"a": "b"},
+                                              "devicePlugin": {"config": {"name": "cfg", "default": "any"}}},
+                                     "status": {"state": "ready"}}
+    assert kube.kept({"kind": "DaemonSet", "spec": {"template": ["spec"]}, "status": {}}) == \
+        {"apiVersion": None, "kind": "DaemonSet", "metadata": {}, "status": {}}
+    assert kube.kept({"kind": "Node", "metadata": {"name": "n", "labels": {"nvidia.com/gpu.count": 8, "a": "b"}}}) == \
+        {"apiVersion": None, "kind": "Node", "metadata": {"name": "n", "labels": {"nvidia.com/gpu.count": 8, "a": "b"}}}
+
+
+def test_a_snapshot_file_says_what_could_not_be_read_only_when_something_could_not():
+    from gengpu.live import kube
+
+    head = kube.as_list([], {"pods", "nodes"}, [], "context prod")
+    assert head == {"apiVersion": "v1", "kind": "List", "items": [], "metadata": {"annotations": {
+        "gengpu.dev/snapshot-of": "context prod", "gengpu.dev/captured": "nodes,pods"}}}
+    notes = ["ResourceSlices: forbidden", "ComputeDomains: not served"]
+    assert kube.as_list([], {"nodes"}, notes, "x")["metadata"]["annotations"]["gengpu.dev/not-read"] == \
+        "ResourceSlices: forbidden; ComputeDomains: not served"
 
 
 @pytest.mark.parametrize("spec, asks", [

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 import live_index
 
@@ -1035,3 +1036,35 @@ def test_events_of_a_run_that_names_two_pods_are_each_only_what_its_own_message_
         ("UnexpectedAdmissionError", {"kind": "", "name": ""}, {}),
         ("FailedMount", {"kind": "", "name": ""}, {}),
         ("FailedSync", {"kind": "Pod", "name": "gpu-pod-2", "namespace": "team-a"}, {"namespace": "team-a"})]
+
+
+def test_a_schedulers_message_pasted_alone_is_a_failedscheduling_event_of_no_named_object():
+    """The kube-scheduler's message copied out of an issue (kubernetes-sigs/dra-driver-nvidia-gpu issue 338, the live
+    corpus's state): one FailedScheduling Warning about no object the paste names, its line taken."""
+    from gengpu.live import tables
+
+    text = (CORPUS / "states" / "dra-driver-338-scheduler-deviceclass-missing.txt").read_text()
+    objects, where, rest = tables.read(text, "scheduler.txt")
+    assert objects == [{"apiVersion": "v1", "kind": "Event", "metadata": {}, "involvedObject": {"kind": "", "name": ""},
+                        "type": "Warning", "reason": "FailedScheduling", "message": text.strip()}]
+    assert (where.position(("items", 0)), rest.strip()) == ((1, 1), "")
+
+
+# a List of one kind alone, as `kubectl get KIND -o yaml` prints it: (apiVersion, kind)
+_ONE_KIND = [("v1", "Pod"), ("v1", "Event"), ("apps/v1", "DaemonSet"), ("nvidia.com/v1", "ClusterPolicy"),
+             ("nvidia.com/v1alpha1", "NVIDIADriver"), ("nvidia.com/v1alpha1", "GPUCluster"),
+             ("resource.nvidia.com/v1beta1", "ComputeDomain"), ("resource.k8s.io/v1", "ResourceClaim"),
+             ("resource.k8s.io/v1", "ResourceSlice"), ("resource.k8s.io/v1alpha3", "DeviceTaintRule")]
+
+
+@pytest.mark.parametrize("api, kind", _ONE_KIND + [("v1", "ConfigMap"), (None, None)])
+def test_a_snapshot_without_nodes_needs_the_gpu_stacks_objects_of_one_kind_or_more(api, kind):
+    """Each kind that shows the GPU stack without its nodes is enough on its own (a pasted `kubectl get pods -n
+    gpu-operator -o yaml`, a claims list); a ConfigMap alone, or nothing, is a snapshot of nothing to check."""
+    items = [{"apiVersion": api, "kind": kind, "metadata": {"name": "x", "namespace": "gpu-operator"}}] if kind else []
+    snap, findings = snapshot.load(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}).encode(),
+                                   "one.yaml")
+    incomplete = [("one.yaml", 1, 1, "snapshot-incomplete",
+                   "the snapshot holds no Node: nothing to check the profiles' promises against")]
+    assert [(f.file, f.line, f.column, f.rule, f.message) for f in findings] == \
+        ([] if (api, kind) in _ONE_KIND else incomplete)

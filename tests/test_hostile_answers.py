@@ -62,12 +62,13 @@ class Fake(_Served):
     """An API server answering every list with NODE (or nothing), or what `answer` says for the nodes' list."""
 
     def __init__(self, answer):
-        self.answer, self.asked = answer, []
+        self.answer, self.asked, self.authorization = answer, [], []
         fake = self
 
         class Handler(_Handler):
             def do_GET(self):  # noqa: N802
                 fake.asked.append(self.path)
+                fake.authorization.append(self.headers.get("Authorization"))
                 path = self.path.split("?")[0]
                 if path == "/api/v1/nodes":
                     fake.answer(self, len([p for p in fake.asked if p.split("?")[0] == path]))
@@ -80,11 +81,11 @@ class Fake(_Served):
 
         super().__init__(Handler)
 
-    def kubeconfig(self, path: Path) -> Path:
+    def kubeconfig(self, path: Path, token: str | None = "t") -> Path:
         path.write_text(yaml.safe_dump({
             "apiVersion": "v1", "kind": "Config", "current-context": "fake",
             "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
-            "users": [{"name": "fake", "user": {"token": "t"}}],
+            "users": [{"name": "fake", "user": {"token": token} if token else {}}],
             "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake"}}]}))
         return path
 
@@ -97,10 +98,10 @@ def nodes_page(handler, body=None):
 def check(run, tmp_path, monkeypatch):
     fakes = []
 
-    def _check(answer, *more):
+    def _check(answer, *more, token="t"):
         fake = Fake(answer)
         fakes.append(fake)
-        monkeypatch.setenv("KUBECONFIG", str(fake.kubeconfig(tmp_path / "kubeconfig")))
+        monkeypatch.setenv("KUBECONFIG", str(fake.kubeconfig(tmp_path / "kubeconfig", token)))
         shutil.copy(MPS, tmp_path / MPS.name)
         started = time.monotonic()
         result = run("check", MPS.name, "--context", "fake", "--output", "json", *more, cwd=tmp_path)
@@ -219,6 +220,62 @@ def test_a_retry_after_longer_than_the_request_has_left_is_cut_to_what_is_left(c
     result, _, _ = check(throttled_once("5"))
     assert result.exit_code == 0, result.output
     assert len(waits) == 1 and 0.5 < waits[0] <= 1.0, waits
+
+
+def test_a_request_has_time_left_for_its_answer_or_no_wait_at_all(check, monkeypatch, waits):
+    """A 429 asking for 5 s when the request has half a second: less than the second kept for the answer is left,
+    so gengpu asks again at once (a wait of 0), never past the request's time."""
+    monkeypatch.setattr("gengpu.live.kube.TIMEOUT", 0.5)
+    check(throttled_once("5"))
+    assert waits[:1] == [0.0], waits
+
+
+@pytest.mark.parametrize("status, read", [(200, True), (299, True), (300, False)])
+def test_only_a_2xx_answer_is_a_page(check, status, read):
+    """Any 2xx is an answer (RFC 9110 15.3); a 300 is the server's refusal."""
+    result, _, _ = check(lambda h, n: h.send(status, json.dumps(
+        {"kind": "NodeList", "items": [NODE], "metadata": {}}).encode()))
+    if read:
+        assert result.exit_code == 0, result.output
+    else:
+        assert result.exit_code == 2 and result.output.splitlines()[-1].startswith(
+            f"gengpu: error: cannot list nodes: HTTP {status}"), result.output
+
+
+@pytest.mark.parametrize("token, sent", [("t", "Bearer t"), (None, None)])
+def test_a_kubeconfig_token_is_sent_and_no_authorization_without_one(check, token, sent):
+    """Every request carries the context's bearer token; a context without one (a local cluster open to anyone, or
+    client certificates) sends no Authorization header at all, not an empty one."""
+    result, fake, _ = check(lambda h, n: nodes_page(h), token=token)
+    assert result.exit_code == 0, result.output
+    assert fake.authorization and set(fake.authorization) == {sent}
+
+
+def test_every_page_of_a_list_is_read_by_its_continue_token_wherever_the_metadata_is(run, tmp_path, monkeypatch):
+    """A list of two pages, the first's metadata (and its continue token) after its items, past the head gengpu
+    peeks at to ask for the next page early: the token the whole parse reads asks for the second page, and both
+    pages' nodes are captured."""
+    second = {**NODE, "metadata": {**NODE["metadata"], "name": "l4-mps-1"}}
+    filler = {**NODE, "metadata": {**NODE["metadata"], "annotations": {"x": "y" * 8192}}}
+
+    def answer(handler, n):
+        if n == 1:
+            handler.send(200, json.dumps({"kind": "NodeList", "items": [filler, NODE],
+                                          "metadata": {"continue": "page-2"}}).encode())
+        else:
+            nodes_page(handler, json.dumps({"kind": "NodeList", "items": [second], "metadata": {}}).encode())
+
+    fake = Fake(answer)
+    try:
+        monkeypatch.setenv("KUBECONFIG", str(fake.kubeconfig(tmp_path / "kubeconfig")))
+        result = run("snapshot", "-o", "snap.json", cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+        nodes = [p for p in fake.asked if p.startswith("/api/v1/nodes")]
+    finally:
+        fake.close()
+    assert [i["metadata"]["name"] for i in json.loads((tmp_path / "snap.json").read_text())["items"]
+            if i["kind"] == "Node"] == ["l4-mps-0", "l4-mps-0", "l4-mps-1"]
+    assert len(nodes) == 2 and "continue=page-2" in nodes[1] and "continue" not in nodes[0]
 
 
 @pytest.mark.parametrize("body, why", [

@@ -251,17 +251,22 @@ def test_a_kubeconfig_token_is_sent_and_no_authorization_without_one(check, toke
     assert fake.authorization and set(fake.authorization) == {sent}
 
 
-def test_every_page_of_a_list_is_read_by_its_continue_token_wherever_the_metadata_is(run, tmp_path, monkeypatch):
-    """A list of two pages, the first's metadata (and its continue token) after its items, past the head gengpu
-    peeks at to ask for the next page early: the token the whole parse reads asks for the second page, and both
-    pages' nodes are captured."""
+@pytest.mark.parametrize("metadata_first", [True, False])
+def test_every_page_of_a_list_is_read_by_its_continue_token_wherever_the_metadata_is(run, tmp_path, monkeypatch,
+                                                                                      metadata_first):
+    """A list of two pages, each page asked for once. The first's metadata (and its continue token) where the API
+    server puts it, before the items: the second page is asked for from the head while the first is parsed. After
+    its items, past the head gengpu peeks at: the token the whole parse reads asks for it. Both pages' nodes are
+    captured."""
     second = {**NODE, "metadata": {**NODE["metadata"], "name": "l4-mps-1"}}
     filler = {**NODE, "metadata": {**NODE["metadata"], "annotations": {"x": "y" * 8192}}}
 
     def answer(handler, n):
         if n == 1:
-            handler.send(200, json.dumps({"kind": "NodeList", "items": [filler, NODE],
-                                          "metadata": {"continue": "page-2"}}).encode())
+            page = {"kind": "NodeList", "items": [filler, NODE], "metadata": {"continue": "page-2"}}
+            if metadata_first:
+                page = {"kind": "NodeList", "metadata": page["metadata"], "items": page["items"]}
+            handler.send(200, json.dumps(page).encode())
         else:
             nodes_page(handler, json.dumps({"kind": "NodeList", "items": [second], "metadata": {}}).encode())
 

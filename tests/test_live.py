@@ -187,6 +187,42 @@ def test_the_generated_read_only_role_is_enough_and_nothing_else_is(cluster, run
                                                "can-i list nodes` tells, and gengpu's gengpu-check ClusterRole grants it")
 
 
+def test_a_capture_that_may_list_only_nodes_says_each_list_it_could_not_read(cluster, run, tmp_path, monkeypatch):
+    """An account allowed to list nodes and nothing else: the snapshot holds the nodes, and says, kind by kind, each
+    list the API server refused and why, so a check of it knows what it did not see."""
+    server, client, api = cluster
+    _reset(client, api)
+    _apply(client, api, snapshots.healthy(MPS.read_text()))
+    rbac = client.RbacAuthorizationV1Api(api)
+    rbac.create_cluster_role({"metadata": {"name": "nodes-only"},
+                              "rules": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["list", "get"]}]})
+    rbac.create_cluster_role_binding({"metadata": {"name": "nodes-only"},
+                                      "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                                  "name": "nodes-only"},
+                                      "subjects": [{"kind": "ServiceAccount", "name": "nodes-only",
+                                                    "namespace": "default"}]})
+    try:
+        server.add_service_account_context("default", "nodes-only")
+        monkeypatch.setenv("KUBECONFIG", str(server.kubeconfig))
+        result = run("snapshot", "--context", "nodes-only", "-o", "snap.json", cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+        snap = json.loads((tmp_path / "snap.json").read_text())
+        assert sorted(i["metadata"]["name"] for i in snap["items"]) == ["l4-mps-0", "l4-mps-1", "system-0"]
+        # (every list but the nodes' is refused: the role grants nothing else; the API server checks RBAC before it
+        # looks for the kind, so a kind it does not serve is refused alike)
+        assert snap["metadata"]["annotations"]["gengpu.dev/not-read"].split("; ") == [
+            f"{kind}: forbidden (RBAC)" for kind in (
+                "ClusterPolicy (nvidia.com/v1)", "NVIDIADriver (nvidia.com/v1alpha1)",
+                "GPUCluster (nvidia.com/v1alpha1)", "ResourceSlice (resource.k8s.io/v1)",
+                "DeviceClass (resource.k8s.io/v1)", "ResourceClaim (resource.k8s.io/v1)", "NodePool (karpenter.sh/v1)",
+                "NodeClaim (karpenter.sh/v1)", "ComputeDomain (resource.nvidia.com/v1beta1)",
+                "DeviceTaintRule (resource.k8s.io/v1alpha3)", "Pod (v1)", "DaemonSet (apps/v1)", "Event (v1)",
+                "ConfigMap gpu-operator/gengpu-device-plugin-config", "ConfigMap gpu-operator/gengpu-mig-parted-config")]
+    finally:
+        rbac.delete_cluster_role_binding("nodes-only")
+        rbac.delete_cluster_role("nodes-only")
+
+
 def test_an_unreachable_api_server_or_an_unknown_context(cluster, run, tmp_path, monkeypatch):
     server, client, api = cluster
     unreachable = _check(run, tmp_path, server, monkeypatch, "unreachable")
@@ -422,11 +458,19 @@ def test_the_gpu_stacks_pods_and_warning_events_are_read_live(cluster, run, tmp_
                "FailedCreatePodSandBox", 'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to '
                'get sandbox runtime: no runtime for "nvidia" is configured'),
               ("shop-backoff", {"kind": "Pod", "namespace": "default", "name": "shop-7c9d"}, "BackOff",
-               "Back-off restarting failed container web in pod shop-7c9d_default(3492f33c)")]
+               "Back-off restarting failed container web in pod shop-7c9d_default(3492f33c)"),
+              # a warning about a GPU node is kept whatever it says; about another node, not
+              ("gpu-node-disk", {"kind": "Node", "name": "l4-mps-0"}, "FreeDiskSpaceFailed",
+               "Failed to garbage collect required amount of images. Attempted to free 4 bytes, but only found 0"),
+              ("system-node-disk", {"kind": "Node", "name": "system-0"}, "FreeDiskSpaceFailed",
+               "Failed to garbage collect required amount of images. Attempted to free 5 bytes, but only found 0"),
+              # and only warnings: a Normal event about the GPU stack is not asked for
+              ("trainer-pulled", {"kind": "Pod", "namespace": "default", "name": "trainer"},
+               "Pulled", 'Container image "nvcr.io/nvidia/cuda:12.8.0-base-ubuntu24.04" already present on machine')]
     for name, about, reason, message in events:
         core.create_namespaced_event("default", {"metadata": {"name": name, "namespace": "default"},
                                                  "involvedObject": about, "reason": reason, "message": message,
-                                                 "type": "Warning", "count": 3})
+                                                 "type": "Normal" if reason == "Pulled" else "Warning", "count": 3})
     try:
         result = _check(run, tmp_path, server, monkeypatch)
         found = [(f["rule"], f.get("object"), f.get("node"), f.get("pool")) for f in json.loads(result.stdout)["findings"]]
@@ -443,6 +487,8 @@ def test_the_gpu_stacks_pods_and_warning_events_are_read_live(cluster, run, tmp_
         text = (tmp_path / "snap.json").read_text()
         assert "env-secret" not in text and "shop-7c9d" not in text
         kept = json.loads(text)
+        assert sorted(i["metadata"]["name"] for i in kept["items"] if i["kind"] == "Event") == \
+            ["gpu-node-disk", "trainer-sandbox"]
         assert {"events", "pods", "daemonsets", "computedomains"} <= set(
             kept["metadata"]["annotations"]["gengpu.dev/captured"].split(","))
         pod = next(i for i in kept["items"] if i["kind"] == "Pod")
@@ -596,6 +642,7 @@ def test_a_snapshot_keeps_the_gpu_stacks_daemonsets_by_name_or_by_image(cluster,
         result = run("snapshot", "--context", "admin", "-o", "snap.json", cwd=tmp_path)
         assert result.exit_code == 0, result.output
         kept = [i for i in json.loads((tmp_path / "snap.json").read_text())["items"] if i["kind"] == "DaemonSet"]
+        assert {i["apiVersion"] for i in kept} == {"apps/v1"}  # (the group the checks find DaemonSets by)
         assert sorted((i["metadata"]["name"], i["spec"]["template"]["spec"]["containers"][0]["image"])
                       for i in kept) == [("gpu-driver-rollout", "nvcr.io/nvidia/driver:580.95.05-ubuntu22.04"),
                                          ("nvidia-device-plugin-daemonset",

@@ -87,6 +87,8 @@ def test_a_healthy_cluster_live_and_its_snapshot_agree(cluster, run, tmp_path, m
     assert snap.exit_code == 0, snap.output
     captured = json.loads((tmp_path / "snap.json").read_text())
     assert (captured["apiVersion"], captured["kind"]) == ("v1", "List")
+    assert [(i["apiVersion"], i["metadata"]["name"]) for i in captured["items"] if i["kind"] == "ConfigMap"] == \
+        [("v1", "gengpu-device-plugin-config")]
     assert sorted(i["metadata"]["name"] for i in captured["items"] if i["kind"] == "Node") == \
         ["l4-mps-0", "l4-mps-1", "system-0"]
     assert not any(i["kind"] == "Secret" for i in captured["items"])
@@ -227,8 +229,10 @@ def test_an_unreachable_api_server_or_an_unknown_context(cluster, run, tmp_path,
     server, client, api = cluster
     unreachable = _check(run, tmp_path, server, monkeypatch, "unreachable")
     assert unreachable.exit_code == 2
-    assert unreachable.output.splitlines()[-1].startswith("gengpu: error: cannot reach the API server of context "
-                                                          "'unreachable': ")
+    said = unreachable.output.splitlines()[-1]
+    # (the first line of why, from the connection: nothing listens at the context's port)
+    assert said.startswith("gengpu: error: cannot reach the API server of context 'unreachable': ") and \
+        said.endswith("Failed to establish a new connection: [Errno 111] Connection refused"), said
     unknown = _check(run, tmp_path, server, monkeypatch, "no-such-context")
     assert unknown.exit_code == 2
     assert unknown.output.splitlines()[-1].startswith("gengpu: error: cannot use context 'no-such-context' of the "

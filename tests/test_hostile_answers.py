@@ -543,6 +543,16 @@ def test_match_regexes_run_as_prometheus_runs_them(tmp_path):
                                                      "lookaround)\n")
 
 
+@pytest.mark.parametrize("body", [b'{"status":"success","data":[]}', b'{"status":"error","data":{}}', b'[]'])
+def test_an_answer_not_shaped_as_prometheus_answers_is_told_so(rightsize, body):
+    """A 200 whose JSON is not Prometheus's answer (its data not an object, its status not success, not an object at
+    all): the server is named as answering otherwise than Prometheus, not an internal error."""
+    result, fake = rightsize(lambda h, n: h.send(200, body))
+    assert (result.exit_code, result.stderr) == (2, f"gengpu: error: {fake.url}/api/v1/query did not answer as "
+                                                    "Prometheus does (no status: success); is it a "
+                                                    "Prometheus-compatible server?\n")
+
+
 @pytest.mark.parametrize("code, body, said", [
     (404, b"not here", "answered HTTP 404 Not Found: is this the server's base URL (the one whose /api/v1/query "
                        "answers)?"),

@@ -543,6 +543,12 @@ def test_match_regexes_run_as_prometheus_runs_them(tmp_path):
                                                      "lookaround)\n")
 
 
+def test_a_range_answer_to_an_instant_query_is_told_by_its_type(rightsize):
+    result, fake = rightsize(lambda h, n: h.send(200, b'{"status":"success","data":{"resultType":"matrix","result":[]}}'))
+    assert (result.exit_code, result.stderr) == (2, f"gengpu: error: Prometheus at {fake.url} answered a 'matrix' to "
+                                                    "an instant query\n")
+
+
 @pytest.mark.parametrize("body", [b'{"status":"success","data":[]}', b'{"status":"error","data":{}}', b'[]'])
 def test_an_answer_not_shaped_as_prometheus_answers_is_told_so(rightsize, body):
     """A 200 whose JSON is not Prometheus's answer (its data not an object, its status not success, not an object at

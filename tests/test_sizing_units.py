@@ -470,3 +470,30 @@ def test_allocated_gpus_that_did_nothing_are_named():
     _unallocated(devices, 15)
     rec = _recommend(devices)
     assert (rec.idle, rec.evidence["idleGpus"]) == (["node-1 GPU 4"], 1)
+
+
+def test_a_node_label_key_is_the_label_name_kube_state_metrics_writes():
+    """kube-state-metrics (and Prometheus's service discovery) turn every character outside [a-zA-Z0-9_] into _ and
+    keep the case: a label key with capitals joins as written, not lowered."""
+    from gengpu.metrics.joining import sanitize
+
+    assert sanitize("example.com/GPU-Pool") == "example_com_GPU_Pool"
+    assert sanitize("nvidia.com/gpu.product") == "nvidia_com_gpu_product"
+
+
+def test_a_node_no_series_labelled_has_no_labels():
+    from gengpu.metrics.joining import NodeLabels
+
+    assert NodeLabels({}).of("gpu-9") == {}
+
+
+@pytest.mark.parametrize("op, value, matched", [
+    ("=", "gpu-1", True), ("=", "gpu-.*", False), ("!=", "gpu-1", False),
+    ("=~", "gpu-.*", True), ("=~", "gpu", False), ("!~", "gpu-.*", False), ("!~", "cpu-.*", True),
+])
+def test_a_recorded_series_is_matched_as_prometheus_matches_it(op, value, matched):
+    """`--match` on a recording, as PromQL's matchers judge a series: = and != compare the text, =~ and !~ the whole
+    text against the regex (anchored, so "gpu" does not match "gpu-1")."""
+    from gengpu.metrics.usage import matches
+
+    assert matches({"Hostname": "gpu-1"}, [("Hostname", op, value)]) is matched

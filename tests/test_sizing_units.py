@@ -94,17 +94,23 @@ FB = "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
      "no dcgm-exporter samples (DCGM_FI_DEV_FB_USED, DCGM_FI_DEV_FB_FREE, DCGM_FI_DEV_GPU_UTIL, "
      "DCGM_FI_PROF_GR_ENGINE_ACTIVE) in the file"),
     (FB + 'DCGM_FI_DEV_FB_USED{gpu="0",Hostname="n"} 10 1764547200\n', 1, None),  # (no # EOF: the parser's reason)
+    # a value that is no number: the parser's reason quotes it, and the finding is at its line
+    (FB + 'DCGM_FI_DEV_FB_USED{gpu="0",Hostname="n"} 10 1764547200\nDCGM_FI_DEV_FB_USED{gpu="0",Hostname="n"} oops '
+     '1764547260\n# EOF\n', 3, "not OpenMetrics: could not convert string to float: 'oops'"),
 ])
 def test_a_recording_gengpu_cannot_read_is_one_finding_at_its_line(text, line, message):
     from gengpu.metrics import recorded
 
     found, findings = recorded.load(text, "gpus.om")
     assert found is None
-    assert [(f.file, f.line, f.rule) for f in findings] == [("gpus.om", line, "metrics-file-invalid")]
+    assert [(f.file, f.line, f.column, f.rule) for f in findings] == [("gpus.om", line, 1, "metrics-file-invalid")]
     if message is None:
         assert findings[0].message.startswith("not OpenMetrics: ")
     else:
         assert findings[0].message == message
+    assert findings[0].fix == ("record the samples as OpenMetrics with a timestamp on every sample and a final '# EOF' "
+                               "line (the format `promtool tsdb create-blocks-from openmetrics` loads), or point "
+                               "--prometheus at the server")
 
 
 @pytest.mark.parametrize("text, matchers", [

@@ -89,8 +89,8 @@ def test_a_healthy_cluster_live_and_its_snapshot_agree(cluster, run, tmp_path, m
     assert (captured["apiVersion"], captured["kind"]) == ("v1", "List")
     assert [(i["apiVersion"], i["metadata"]["name"]) for i in captured["items"] if i["kind"] == "ConfigMap"] == \
         [("v1", "gengpu-device-plugin-config")]
-    assert sorted(i["metadata"]["name"] for i in captured["items"] if i["kind"] == "Node") == \
-        ["l4-mps-0", "l4-mps-1", "system-0"]
+    assert sorted((i["apiVersion"], i["metadata"]["name"]) for i in captured["items"] if i["kind"] == "Node") == \
+        [("v1", "l4-mps-0"), ("v1", "l4-mps-1"), ("v1", "system-0")]  # (the core group's apiVersion is "v1")
     assert not any(i["kind"] == "Secret" for i in captured["items"])
     offline = run("check", MPS.name, "--snapshot", "snap.json", "--output", "json", cwd=tmp_path)
     assert (offline.exit_code, json.loads(offline.stdout)["findings"]) == (0, [])

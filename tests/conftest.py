@@ -98,14 +98,15 @@ def by_cost(items: list, seconds: dict) -> list:
     def module(item) -> str:
         return item.nodeid.partition("::")[0]
 
+    def case(item) -> tuple:  # (a parametrized test's cases in their table's order)
+        callspec = getattr(item, "callspec", None)
+        return tuple(callspec.indices.values()) if callspec else ()
+
     module_cost: dict = {}
     for item in items:
-        module_cost[module(item)] = module_cost.get(module(item), 0.0) + seconds.get(
-            item.nodeid.removeprefix("mutants/"), 0.0)
-    # (a parametrized test's cases in their table's order)
-    return sorted(items, key=lambda item: (module_cost[module(item)], module(item), item.location[1],
-                                           tuple(getattr(item, "callspec", None) and
-                                                 item.callspec.indices.values() or ())))
+        cost = seconds.get(item.nodeid.removeprefix("mutants/"), 0.0)
+        module_cost[module(item)] = module_cost.get(module(item), 0.0) + cost
+    return sorted(items, key=lambda item: (module_cost[module(item)], module(item), item.location[1], case(item)))
 
 
 def pytest_unconfigure(config):

@@ -507,25 +507,25 @@ def test_nodes_autoscaled_away_are_joined_by_kube_state_metrics_node_labels(run,
 def test_karpenter_metrics_join_a_node_and_a_reused_name_does_not(run, tmp_path):
     """Karpenter's karpenter_nodes_allocatable names the node's pool (nodepool) for one nightly node; the other
     node's name was used by two nodes of different pools in the window (EKS names nodes by IP): it stays gone and
-    the pool is not sized."""
+    the pool is not sized. The reused name comes first, so the node after it is still joined."""
     small, nightly = _nightly()
     recording = dcgm_samples.with_series(
         dcgm_samples.openmetrics(small + nightly, hours=26, step=600), "karpenter_nodes_allocatable",
         "Node allocatable are the resources allocatable by nodes.",
-        [{"node_name": "ip-10-0-2-1", "nodepool": "h100-mig", "capacity_type": "on-demand",
+        [{"node_name": "ip-10-0-3-1", "nodepool": "h100-mig", "capacity_type": "on-demand",
           "resource_type": "nvidia_com_gpu"},
-         {"node_name": "ip-10-0-3-1", "nodepool": "h100-mig", "resource_type": "nvidia_com_gpu"},
-         {"node_name": "ip-10-0-3-1", "nodepool": "cpu-general", "resource_type": "cpu"}], hours=26, step=600)
+         {"node_name": "ip-10-0-2-1", "nodepool": "h100-mig", "resource_type": "nvidia_com_gpu"},
+         {"node_name": "ip-10-0-2-1", "nodepool": "cpu-general", "resource_type": "cpu"}], hours=26, step=600)
     (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
     _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
     report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
                        cwd=tmp_path))
     (rec,) = report["recommendations"]
-    assert rec["evidence"]["nodesJoined"] == {"ip-10-0-2-1": "karpenter.sh/nodepool=h100-mig "
+    assert rec["evidence"]["nodesJoined"] == {"ip-10-0-3-1": "karpenter.sh/nodepool=h100-mig "
                                                              "(karpenter_nodes_allocatable)"}
-    assert (rec["verdict"], rec["evidence"]["nodesGone"]) == ("none", ["ip-10-0-3-1"])
-    assert rec["reason"].endswith("(ip-10-0-3-1): autoscaled away, their jobs may need more than the survivors show; "
-                                  "their pool is not known (ip-10-0-3-1: karpenter.sh/nodepool=cpu-general|h100-mig "
+    assert (rec["verdict"], rec["evidence"]["nodesGone"]) == ("none", ["ip-10-0-2-1"])
+    assert rec["reason"].endswith("(ip-10-0-2-1): autoscaled away, their jobs may need more than the survivors show; "
+                                  "their pool is not known (ip-10-0-2-1: karpenter.sh/nodepool=cpu-general|h100-mig "
                                   "in the window (two nodes had the name))")
     assert sorted(f["rule"] for f in report["findings"]) == ["usage-nodes-gone", "usage-series-unjoined"]
 
@@ -544,6 +544,37 @@ def test_node_labels_copied_onto_the_exporters_series_join_its_nodes(run, tmp_pa
     assert rec["evidence"]["nodesJoined"] == {f"ip-10-0-{n}-1": "karpenter.sh/nodepool=h100-mig (dcgm-exporter)"
                                               for n in (2, 3)}
     assert (rec["verdict"], rec["evidence"]["gpus"], report["findings"]) == ("keep", 32, [])
+
+
+def test_a_removed_node_labelled_for_a_pool_of_another_gpu_is_not_joined_to_it(run, tmp_path):
+    """The exporter's series of a node that left say an L4, its pool label says the H100 pool: one of the two is wrong
+    (a label copied by hand, a name reused). It is not joined to the H100 pool, and the L4 pool, whose GPU it had, is
+    withheld with the reason naming the label it carried."""
+    small, _ = _nightly()
+    l4 = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", 0, "serving", f"l4-{n}", (9000, 500), 40, "NVIDIA L4", 23034)
+          for n in (8, 9)]
+    recording = dcgm_samples.openmetrics(small + l4, hours=26, step=600).replace(
+        'Hostname="ip-10-0-9-1"', 'Hostname="ip-10-0-9-1",karpenter_sh_nodepool="h100-mig"')
+    (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
+    _h100_pool(tmp_path, ["ip-10-0-0-1", "ip-10-0-1-1"])
+    text = (tmp_path / "h100.yaml").read_text()
+    (tmp_path / "h100.yaml").write_text(text.replace("  # The account's", (
+        "    - name: l4\n      gpu: L4\n      gpusPerNode: 1\n      instanceTypes: [g6.xlarge]\n"
+        "      capacityTypes: [on-demand]\n      provisioner: karpenter\n      limits:\n        gpus: 4\n"
+        "  # The account's"), 1))
+    snap = yaml.safe_load((tmp_path / "snap.yaml").read_text())
+    snap["items"].append({"apiVersion": "v1", "kind": "Node", "metadata": {
+        "name": "ip-10-0-8-1", "labels": {"karpenter.sh/nodepool": "l4"}}})
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump(snap))
+    report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
+                       cwd=tmp_path))
+    h100, l4_rec = report["recommendations"]
+    assert (h100["pool"], "nodesJoined" in h100["evidence"], "nodesGone" in h100["evidence"]) == (
+        "h100-mig", False, False)
+    assert (l4_rec["pool"], l4_rec["verdict"], l4_rec["proposed"], l4_rec["evidence"]["nodesGone"]) == (
+        "l4", "none", None, ["ip-10-0-9-1"])
+    assert l4_rec["reason"].endswith("their pool is not known (ip-10-0-9-1: karpenter.sh/nodepool=h100-mig, a pool of "
+                                     "another GPU than its series name)")
 
 
 def _pool_labelled(recording: str, nodes) -> str:
@@ -1040,16 +1071,17 @@ def _two_h100_pools(tmp_path) -> None:
 def test_sources_that_disagree_about_a_removed_nodes_pool_withhold_both_pools(run, tmp_path):
     """kube-state-metrics says the removed nightly node was h100-big's (gengpu.dev/pool), Karpenter says
     h100-mig's: which one to believe is not gengpu's to pick (the pool listed first used to win, and the other pool
-    was sized without its 36 GiB jobs). Both pools of its GPU are withheld, and the reason names both labels."""
+    was sized without its 36 GiB jobs). Both pools of its GPU are withheld, and the reason names both labels. The
+    removed node after it, whose one label is Karpenter's, still joins its pool."""
     small, nightly = _nightly()
     bigs = [dcgm_samples.Gpu(f"ip-10-0-{n}-1", i, "serving", f"big-{n}-{i}", (2000, 500), 5, "NVIDIA H100 80GB HBM3",
                              81559) for n in (4, 5) for i in range(8)]
-    recording = dcgm_samples.openmetrics(small + bigs + [g for g in nightly if g.node == "ip-10-0-2-1"], hours=26,
-                                         step=600)
+    recording = dcgm_samples.openmetrics(small + bigs + nightly, hours=26, step=600)
     recording = dcgm_samples.with_series(recording, "kube_node_labels", "Kubernetes labels.", [
         {"job": "kube-state-metrics", "node": "ip-10-0-2-1", "label_gengpu_dev_pool": "h100-big"}], hours=26, step=600)
     recording = dcgm_samples.with_series(recording, "karpenter_nodes_allocatable", "Node allocatable.", [
-        {"node_name": "ip-10-0-2-1", "nodepool": "h100-mig", "resource_type": "nvidia_com_gpu"}], hours=26, step=600)
+        {"node_name": "ip-10-0-2-1", "nodepool": "h100-mig", "resource_type": "nvidia_com_gpu"},
+        {"node_name": "ip-10-0-3-1", "nodepool": "h100-mig", "resource_type": "nvidia_com_gpu"}], hours=26, step=600)
     (tmp_path / "gpus.om").write_text(recording, encoding="utf-8")
     _two_h100_pools(tmp_path)
     report = _json(run("rightsize", "h100.yaml", "--snapshot", "snap.yaml", "--metrics", "gpus.om", "--output", "json",
@@ -1061,6 +1093,8 @@ def test_sources_that_disagree_about_a_removed_nodes_pool_withhold_both_pools(ru
         assert rec["reason"].endswith("their pool is not known (ip-10-0-2-1: its labels name 2 pools "
                                       "(karpenter.sh/nodepool=h100-mig; gengpu.dev/pool=h100-big, from "
                                       "karpenter_nodes_allocatable, kube_node_labels))")
+    assert [r["evidence"].get("nodesJoined") for r in report["recommendations"]] == [
+        {"ip-10-0-3-1": "karpenter.sh/nodepool=h100-mig (karpenter_nodes_allocatable)"}, None]
 
 
 def test_more_removed_nodes_than_present_ones_are_reported_not_priced(run, tmp_path):

@@ -504,6 +504,42 @@ def test_a_prometheus_certificate_not_trusted_is_told_as_tls(run, tmp_path):
                              "machine trusts (self-signed certificate); give the CA through SSL_CERT_FILE\n")
 
 
+def _verify_failed(text: str):
+    import ssl
+
+    e = ssl.SSLCertVerificationError(1, "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed")
+    e.verify_message = text
+    return e
+
+
+@pytest.mark.parametrize("reason, said", [
+    (_verify_failed("v" * 400), "TLS with Prometheus at https://prom:9090 failed: its certificate is not one this "
+                                "machine trusts (" + "v" * 300 + "); give the CA through SSL_CERT_FILE"),
+    # (no verify message: the error's own text)
+    (_verify_failed(""), "TLS with Prometheus at https://prom:9090 failed: its certificate is not one this machine "
+                         "trusts ([SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed); give the CA through "
+                         "SSL_CERT_FILE"),
+    (__import__("ssl").SSLError(1, "[SSL: WRONG_VERSION_NUMBER] " + "h" * 400),
+     "TLS with Prometheus at https://prom:9090 failed: the handshake did not complete ([SSL: WRONG_VERSION_NUMBER] "
+     + "h" * (300 - len("[SSL: WRONG_VERSION_NUMBER] ")) + ")"),
+    (ConnectionRefusedError("r" * 400), "cannot reach Prometheus at https://prom:9090: " + "r" * 300),
+    (ConnectionRefusedError("refused\x1b[2J"), "cannot reach Prometheus at https://prom:9090: refused\\x1b[2J"),
+])
+def test_why_prometheus_was_not_reached_is_one_line_of_at_most_300_characters_of_its_reason(reason, said):
+    """A certificate's reason (its verify message, else the error itself), a handshake's and a connection's, each
+    cut at 300 characters and shown without terminal escapes, whether urllib wraps the error or not."""
+    import urllib.error
+
+    from gengpu.findings import UsageError
+    from gengpu.metrics.prometheus import Prometheus
+
+    prometheus = Prometheus("https://prom:9090")
+    for e in (reason, urllib.error.URLError(reason)):
+        with pytest.raises(UsageError) as told:
+            prometheus._unreached(e, time.monotonic() + 60)
+        assert str(told.value) == said
+
+
 def _recorded(tmp_path) -> None:
     import sys
 

@@ -503,3 +503,31 @@ def test_a_recorded_series_is_matched_as_prometheus_matches_it(op, value, matche
     from gengpu.metrics.usage import matches
 
     assert matches({"Hostname": "gpu-1"}, [("Hostname", op, value)]) is matched
+
+
+def test_a_gpu_seen_only_after_the_windows_last_step_has_no_presence():
+    """The coverage figure is PromQL's count_over_time of a [1d:345s] subquery, evaluated at multiples of 345 s: a GPU
+    whose only sample came after the last of them (a node up in the window's last minutes) is at no step. Prometheus
+    gives it no count at all, not a count of 0: a GPU there for no step would otherwise halve the pool's run share."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import dcgm_samples
+
+    from gengpu import sizing
+    from gengpu.metrics import recorded
+
+    gpus = [dcgm_samples.Gpu(f"node-{n}", 0, "serving", f"llm-{n}", (3900, 700), 8) for n in (1, 2)]
+    text = dcgm_samples.openmetrics(gpus, hours=26, step=300)
+    # node-2's one sample is the last, at the end: 195 s after the last step
+    assert dcgm_samples.END % 345 == 195
+    text = "\n".join(line for line in text.splitlines()
+                     if 'Hostname="node-2"' not in line or line.endswith(f" {dcgm_samples.END}")) + "\n"
+    recording, findings = recorded.load(text, "gpus.om")
+    assert findings == []
+    usage = recording.pool_usage("Hostname", ["node-1", "node-2"], "1d", dcgm_samples.END, False)
+    # (the 250 steps of the day: multiples of 345 s in (END - 86400, END], each with a sample in the 300 s before it)
+    assert [(d.node, d.figures.present) for d in usage.devices] == [("node-1", 250.0), ("node-2", None)]
+    pool = sizing.PoolUsage.__new__(sizing.PoolUsage)
+    pool.devices = usage.devices
+    assert sizing._run_share(pool) == 1.0

@@ -476,6 +476,7 @@ def test_each_query_carries_the_token_and_tells_the_server_its_time_limit(rights
     for headers, form in fake.requests:
         assert headers["authorization"] == "Bearer s3cret"
         assert headers["content-type"] == "application/x-www-form-urlencoded"
+        assert headers["accept"] == "application/json"
         assert (form["timeout"], sorted(form)) == (["45s"], ["query", "time", "timeout"])
 
 
@@ -609,6 +610,19 @@ def test_each_refusal_of_prometheus_is_told_as_what_it_is(rightsize, code, body,
     assert result.exit_code == 2
     assert result.stderr == f"gengpu: error: Prometheus at {fake.url} {said}\n"
     assert fake.asked == (3 if code == 429 else 1)
+
+
+@pytest.mark.parametrize("limit, asked", [("1.9", 3), ("0.8", 1)])
+def test_a_busy_prometheus_is_asked_again_only_while_a_second_of_the_answers_limit_is_left(rightsize, monkeypatch,
+                                                                                            limit, asked):
+    """503 with Retry-After: 0, answered at once. With 1.9 s for the answer there is time to ask again, three tries in
+    all; with 0.8 s there is not (a second is kept for the answer itself), and the error says one try, not three."""
+    monkeypatch.setenv("GENGPU_PROMETHEUS_TIMEOUT", limit)
+    result, fake = rightsize(lambda h, n: h.send(503, b"busy", headers=[("Retry-After", "0")]))
+    tries = "1 try" if asked == 1 else f"{asked} tries"
+    assert (result.exit_code, result.stderr, fake.asked) == (
+        2, f"gengpu: error: Prometheus at {fake.url} answered HTTP 503 Service Unavailable on {tries}: it is "
+           "overloaded or limiting this client; try again later or with a narrower --since\n", asked)
 
 
 def test_https_to_a_server_that_speaks_plain_http_is_a_tls_failure(run, tmp_path):

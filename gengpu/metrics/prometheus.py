@@ -72,7 +72,7 @@ class Prometheus:
                     e.close()
                     time.sleep(wait)
                     continue
-                self._refused(e)
+                self._refused(e, attempt + 1)
             except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as e:
                 self._unreached(e, until)
         self.answered += len(raw)
@@ -99,7 +99,7 @@ class Prometheus:
                 out.append(({str(k): str(v) for k, v in row["metric"].items()}, _value(row.get("value"))))
         return out
 
-    def _refused(self, e: urllib.error.HTTPError):
+    def _refused(self, e: urllib.error.HTTPError, tries: int):
         raw = e.read(MAX_ANSWER + 1)
         answer = _json(raw)
         if isinstance(answer, dict) and answer.get("error"):
@@ -111,8 +111,8 @@ class Prometheus:
                              f"credentials gengpu was not given or refused them; set {TOKEN_ENV} to a bearer token "
                              "the server (or its proxy) accepts") from None
         if e.code in (429, 503):
-            raise UsageError(f"Prometheus at {self.url} answered HTTP {e.code} {shown(str(e.reason))} on {RETRIES} "
-                             "tries: it is overloaded or limiting this client; try again later or with a narrower "
+            raise UsageError(f"Prometheus at {self.url} answered HTTP {e.code} {shown(str(e.reason))} on "
+                             f"{tries} {'try' if tries == 1 else 'tries'}: it is overloaded or limiting this client; try again later or with a narrower "
                              "--since") from None
         raise UsageError(f"Prometheus at {self.url} answered HTTP {e.code} {shown(str(e.reason))}: is this the "
                          "server's base URL (the one whose /api/v1/query answers)?") from None

@@ -47,6 +47,13 @@ def _samples(text: str, metric: str, node: str) -> list[float]:
     return [float(v) for v in pattern.findall(text)]
 
 
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    rank = 0.95 * (len(ordered) - 1)
+    low = int(rank)
+    return ordered[low] + (ordered[min(low + 1, len(ordered) - 1)] - ordered[low]) * (rank - low)
+
+
 def _json(result) -> dict:
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
@@ -79,6 +86,10 @@ def test_a_pool_of_small_pods_on_whole_a100s_gets_mig_and_a_busy_one_is_kept(run
     assert [d["memPeakMiB"] for d in evidence["devices"]] == [peaks[f"gke-a100-inference-{i}"] for i in range(4)]
     assert evidence["memPeakMiB"] == max(peaks.values())
     assert 4500 < evidence["memPeakMiB"] <= 4608
+    # the 95th percentile as PromQL's quantile_over_time takes it: rank 0.95 * (n - 1), between two samples linearly
+    p95s = [round(_p95(_samples(recording, "DCGM_FI_DEV_FB_USED", f"gke-a100-inference-{i}")), 0) for i in range(4)]
+    assert [d["memP95MiB"] for d in evidence["devices"]] == p95s
+    assert evidence["memP95MiB"] == max(p95s) < evidence["memPeakMiB"]
     assert [d["pods"] for d in evidence["devices"]] == [[f"serving/llm-{i}"] for i in range(4)]
     means = [sum(v) / len(v) for v in (_samples(recording, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", f"gke-a100-inference-{i}")
                                        for i in range(4))]

@@ -95,6 +95,7 @@ def test_a_pool_of_small_pods_on_whole_a100s_gets_mig_and_a_busy_one_is_kept(run
                                        for i in range(4))]
     assert [d["activityMean"] for d in evidence["devices"]] == [round(m, 3) for m in means]
     assert evidence["activityMetric"] == "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+    assert evidence["activityMean"] == round(max(means), 3)
     # 26 h of samples, seen through the coverage subquery's steps (7d / 250 = 2419 s): the first step after the
     # first sample lies up to one step later
     assert (evidence["hours"], evidence["gpus"], evidence["pods"], evidence["idleGpus"]) == (25.5, 4, 4, 0)
@@ -1207,6 +1208,8 @@ def test_pools_rightsize_cannot_size_from_their_figures_are_kept_and_say_why(run
     inference = report["recommendations"][0]
     assert (inference["pool"], inference["verdict"], inference["reason"], inference["proposed"],
             inference["monthlyDelta"]) == ("inference", "keep", reason, None, None)
+    # the pool's sharing as it is, read back as the profile says it (per-GPU layouts, a whole GPU among them)
+    assert inference["current"]["sharing"] == change.get("sharing", {"mode": "none"})
 
 
 def test_series_no_pool_takes_in_are_said_and_left_out(run, a100):

@@ -350,7 +350,8 @@ def _unallocated(devices: list[Device], *which: int) -> list[Device]:
     return devices
 
 
-def _recommend(devices: list[Device], min_hours: float = 24, **given) -> sizing.Recommendation:
+def _recommend(devices: list[Device], min_hours: float = 24, sharing: dict | None = None,
+               **given) -> sizing.Recommendation:
     from gengpu.model import build_profile
 
     profile = build_profile({
@@ -359,7 +360,7 @@ def _recommend(devices: list[Device], min_hours: float = 24, **given) -> sizing.
                  "operator": {"version": "v26.7.0"},
                  "nodePools": [{"name": "gpu", "gpu": "A100-40GB", "gpusPerNode": 8, "instanceTypes": ["p4d.24xlarge"],
                                 "capacityTypes": ["on-demand"], "provisioner": "karpenter",
-                                "limits": {"gpus": 16}}]}}, "p.yaml")
+                                "limits": {"gpus": 16}, **({"sharing": sharing} if sharing else {})}]}}, "p.yaml")
     pool = profile.node_pools[0]
     usage = sizing.PoolUsage(profile, None, pool, sorted({d.node for d in devices}), devices, "1d", "test")
     return sizing.recommend(usage, min_hours, **given)
@@ -476,6 +477,16 @@ def test_allocated_gpus_that_did_nothing_are_named():
     _unallocated(devices, 15)
     rec = _recommend(devices)
     assert (rec.idle, rec.evidence["idleGpus"]) == (["node-1 GPU 4"], 1)
+
+
+def test_an_idle_mig_instance_is_named_with_its_profile():
+    """A MIG pool's seven 1g.5gb instances of one GPU, each held by a pod: only the one that did nothing is named, by
+    its GPU and its profile, so the finding points at the instance and not at the whole GPU."""
+    devices = [Device("node-0", "0", "GPU-0", "1g.5gb", "NVIDIA A100-SXM4-40GB", str(k),
+                      Figures(mem_peak=0.0 if k == 3 else 2048.0, active_p95=0.0 if k == 3 else 0.1, first=0.0,
+                              last=float(DAY)), {("ml", f"infer-{k}"): Figures()}) for k in range(7)]
+    rec = _recommend(devices, sharing={"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}}})
+    assert (rec.idle, rec.evidence["idleGpus"], rec.evidence["migDevices"]) == (["node-0 GPU 0 1g.5gb"], 1, 7)
 
 
 def test_a_node_label_key_is_the_label_name_kube_state_metrics_writes():

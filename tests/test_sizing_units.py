@@ -489,6 +489,32 @@ def test_an_idle_mig_instance_is_named_with_its_profile():
     assert (rec.idle, rec.evidence["idleGpus"], rec.evidence["migDevices"]) == (["node-0 GPU 0 1g.5gb"], 1, 7)
 
 
+def _instances(profile: str, count: int, mib: float, active: float) -> list[Device]:
+    """count MIG instances of one profile on node-0's GPU 0, each held by a pod, over a day."""
+    return [Device("node-0", "0", "GPU-0", profile, "NVIDIA A100-SXM4-40GB", str(k),
+                   Figures(mem_peak=mib, active_p95=active, first=0.0, last=float(DAY)), {("ml", f"infer-{k}"): Figures()})
+            for k in range(count)]
+
+
+def test_a_mig_pool_already_at_the_layout_its_pods_need_is_kept_busy():
+    """Seven 1g.5gb instances at 2 GiB and half of their own slice's activity: 1g.5gb x 7 is what they need, the
+    layout they have. Kept, and the reason counts MIG devices on GPUs and gives activity as a share of a whole GPU
+    (half of one of seven compute slices: 7%)."""
+    rec = _recommend(_instances("1g.5gb", 7, 2048.0, 0.5),
+                     sharing={"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}}})
+    assert (rec.verdict, rec.proposed, rec.reason) == (
+        "keep", None, "busy: 7 MIG device(s) on 1 GPU(s) whose pods peaked at 2.0 GiB and 7% of a GPU's p95 activity "
+                      "over 24.0 h; packing them frees no GPU")
+
+
+def test_a_mig_pool_whose_pod_no_profile_holds_with_headroom_is_kept():
+    """A 7g.40gb instance whose pod peaked at 38 GiB: with 20% headroom (45.6 GiB) no A100 40GB profile holds it."""
+    rec = _recommend(_instances("7g.40gb", 1, 38 * 1024.0, 0.5),
+                     sharing={"mode": "mig", "mig": {"strategy": "single", "layout": {"7g.40gb": 1}}})
+    assert (rec.verdict, rec.proposed, rec.reason) == (
+        "keep", None, "no MIG profile of A100-40GB holds every pod with 20% headroom")
+
+
 def test_a_node_label_key_is_the_label_name_kube_state_metrics_writes():
     """kube-state-metrics (and Prometheus's service discovery) turn every character outside [a-zA-Z0-9_] into _ and
     keep the case: a label key with capitals joins as written, not lowered."""

@@ -123,6 +123,22 @@ def test_a_real_prometheus_gives_the_same_figures_in_one_query_per_pool(run, a10
     assert result.queries == 4  # which nodes, which pod labels, then one per pool
 
 
+def test_a_window_that_ends_before_the_recording_does_is_cut_there(run, a100, server):
+    """--until 12 h before the recording's last sample: the recording is read up to then, as the real Prometheus
+    reads its own (14 h of the 26: too little data, where the whole recording proposes MIG)."""
+    common = ["gke-a100.yaml", "--snapshot", "snapshot.yaml", "--until", "2025-11-30T12:00:00Z", "--output", "json"]
+    served = _json(run("rightsize", *common, "--prometheus", server.url, cwd=a100))
+    recorded = _json(run("rightsize", *common, "--metrics", "gpus.om", cwd=a100))
+    for report in (served, recorded):
+        for rec in report["recommendations"]:
+            rec["evidence"].pop("source")
+    assert served == recorded
+    inference = recorded["recommendations"][0]
+    assert inference["verdict"] == "none" and 13 <= inference["evidence"]["hours"] <= 14
+    assert inference["reason"] == (f"too little data: {inference['evidence']['hours']:.1f} h of samples, at least 24 h "
+                                   "are needed")
+
+
 def test_write_changes_only_the_pool_and_the_result_validates_and_builds(run, a100):
     result = run("rightsize", "gke-a100.yaml", "--snapshot", "snapshot.yaml", "--metrics", "gpus.om", "--write",
                  cwd=a100)

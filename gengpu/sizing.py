@@ -276,16 +276,14 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
     if doubt:
         rec.reason = doubt
         return rec
-    unusable = sorted({f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in units
-                       if not memory_ok(d.figures.mem_peak, total_mib)})
+    unusable = sorted({d.shown for d in units if not memory_ok(d.figures.mem_peak, total_mib)})
     if unusable:
         rec.evidence["memoryUnusable"] = unusable
         rec.reason = (f"the memory figures of {len(unusable)} device(s) ({', '.join(unusable[:3])}"
                       f"{', ...' if len(unusable) > 3 else ''}) are missing or cannot be (not a number, below 0, "
                       f"above the GPU's memory): nothing is proposed on them")
         return rec
-    unknown = sorted({f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in units
-                      if not _known(d.figures.activity_p95)})
+    unknown = sorted({d.shown for d in units if not _known(d.figures.activity_p95)})
     if unknown:
         rec.evidence["notes"].append(f"no activity figure ({ENGINE_ACTIVE} or {GPU_UTIL}) for {len(unknown)} "
                                      f"device(s) ({', '.join(unknown[:3])}): sized as busy")
@@ -298,8 +296,7 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
                       "device and MIG has no NVLink or peer-to-peer, time-slicing would put them on slices of one "
                       "GPU; the pool stays whole GPUs")
         return rec
-    rec.idle = [f"{d.node} GPU {d.gpu}{' ' + d.mig if d.mig else ''}" for d in allocated
-                if _known(d.figures.activity_p95) and d.figures.activity_p95 < IDLE
+    rec.idle = [d.shown for d in allocated if _known(d.figures.activity_p95) and d.figures.activity_p95 < IDLE
                 and (d.figures.mem_peak or 0) < IDLE * total_mib]
     rec.evidence["idleGpus"] = len(rec.idle)
     if pool.dra or len(pool.gpus) != 1:

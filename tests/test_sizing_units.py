@@ -479,14 +479,21 @@ def test_allocated_gpus_that_did_nothing_are_named():
     assert (rec.idle, rec.evidence["idleGpus"]) == (["node-1 GPU 4"], 1)
 
 
-def test_an_idle_mig_instance_is_named_with_its_profile():
-    """A MIG pool's seven 1g.5gb instances of one GPU, each held by a pod: only the one that did nothing is named, by
-    its GPU and its profile, so the finding points at the instance and not at the whole GPU."""
+def test_an_idle_mig_instance_is_named_with_its_profile_and_instance():
+    """A MIG pool's seven 1g.5gb instances of one GPU, each held by a pod: only the two that did nothing are named,
+    each by its GPU, profile and GPU instance ID (dcgm-exporter's GPU_I_ID, nvidia-smi's GI), so the finding points
+    at each instance, not twice at the same words."""
+    idle = (3, 5)
     devices = [Device("node-0", "0", "GPU-0", "1g.5gb", "NVIDIA A100-SXM4-40GB", str(k),
-                      Figures(mem_peak=0.0 if k == 3 else 2048.0, active_p95=0.0 if k == 3 else 0.1, first=0.0,
+                      Figures(mem_peak=0.0 if k in idle else 2048.0, active_p95=0.0 if k in idle else 0.1, first=0.0,
                               last=float(DAY)), {("ml", f"infer-{k}"): Figures()}) for k in range(7)]
     rec = _recommend(devices, sharing={"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}}})
-    assert (rec.idle, rec.evidence["idleGpus"], rec.evidence["migDevices"]) == (["node-0 GPU 0 1g.5gb"], 1, 7)
+    assert (rec.idle, rec.evidence["idleGpus"], rec.evidence["migDevices"]) == (
+        ["node-0 GPU 0 1g.5gb GI 3", "node-0 GPU 0 1g.5gb GI 5"], 2, 7)
+    # the memory figures that cannot be, likewise
+    devices[2].figures.mem_peak = devices[6].figures.mem_peak = float("nan")
+    rec = _recommend(devices, sharing={"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}}})
+    assert rec.evidence["memoryUnusable"] == ["node-0 GPU 0 1g.5gb GI 2", "node-0 GPU 0 1g.5gb GI 6"]
 
 
 def _instances(profile: str, count: int, mib: float, active: float) -> list[Device]:

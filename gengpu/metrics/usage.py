@@ -101,6 +101,13 @@ class Device:
     def key(self) -> tuple[str, str, str, str]:
         return (self.node, self.uuid or self.gpu, self.mig, self.instance)
 
+    @property
+    def shown(self) -> str:
+        """How a finding names it: a MIG instance by its profile and GPU instance ID (nvidia-smi's GI), as one GPU
+        may hold several of one profile."""
+        instance = f" GI {self.instance}" if self.mig and self.instance else ""
+        return f"{self.node} GPU {self.gpu}{' ' + self.mig if self.mig else ''}{instance}"
+
 
 @dataclass
 class Usage:

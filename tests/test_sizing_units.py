@@ -499,7 +499,8 @@ def test_an_idle_mig_instance_is_named_with_its_profile_and_instance():
 def _instances(profile: str, count: int, mib: float, active: float) -> list[Device]:
     """count MIG instances of one profile on node-0's GPU 0, each held by a pod, over a day."""
     return [Device("node-0", "0", "GPU-0", profile, "NVIDIA A100-SXM4-40GB", str(k),
-                   Figures(mem_peak=mib, active_p95=active, first=0.0, last=float(DAY)), {("ml", f"infer-{k}"): Figures()})
+                   Figures(mem_peak=mib, active_p95=active, first=0.0, last=float(DAY)),
+                   {("ml", f"infer-{k}"): Figures()})
             for k in range(count)]
 
 

@@ -112,8 +112,8 @@ class Prometheus:
                              "the server (or its proxy) accepts") from None
         if e.code in (429, 503):
             raise UsageError(f"Prometheus at {self.url} answered HTTP {e.code} {shown(str(e.reason))} on "
-                             f"{tries} {'try' if tries == 1 else 'tries'}: it is overloaded or limiting this client; try again later or with a narrower "
-                             "--since") from None
+                             f"{tries} {'try' if tries == 1 else 'tries'}: it is overloaded or limiting this client; "
+                             "try again later or with a narrower --since") from None
         raise UsageError(f"Prometheus at {self.url} answered HTTP {e.code} {shown(str(e.reason))}: is this the "
                          "server's base URL (the one whose /api/v1/query answers)?") from None
 

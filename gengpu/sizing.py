@@ -96,6 +96,11 @@ def _gpu_mib(pool: NodePool, devices: list[Device]) -> float:
     return nominal if nominal is not None else float("nan")
 
 
+def _names(devices) -> list[str]:
+    """The devices' names, each once, in the order of their numbers."""
+    return list(dict.fromkeys(d.shown for d in sorted(devices, key=lambda d: d.order)))
+
+
 def _round(value: float | None, digits: int = 1):
     return None if value is None else round(value, digits)
 
@@ -276,14 +281,14 @@ def recommend(usage: PoolUsage, min_hours: float, headroom: float = HEADROOM,
     if doubt:
         rec.reason = doubt
         return rec
-    unusable = sorted({d.shown for d in units if not memory_ok(d.figures.mem_peak, total_mib)})
+    unusable = _names(d for d in units if not memory_ok(d.figures.mem_peak, total_mib))
     if unusable:
         rec.evidence["memoryUnusable"] = unusable
         rec.reason = (f"the memory figures of {len(unusable)} device(s) ({', '.join(unusable[:3])}"
                       f"{', ...' if len(unusable) > 3 else ''}) are missing or cannot be (not a number, below 0, "
                       f"above the GPU's memory): nothing is proposed on them")
         return rec
-    unknown = sorted({d.shown for d in units if not _known(d.figures.activity_p95)})
+    unknown = _names(d for d in units if not _known(d.figures.activity_p95))
     if unknown:
         rec.evidence["notes"].append(f"no activity figure ({ENGINE_ACTIVE} or {GPU_UTIL}) for {len(unknown)} "
                                      f"device(s) ({', '.join(unknown[:3])}): sized as busy")

@@ -490,10 +490,11 @@ def test_an_idle_mig_instance_is_named_with_its_profile_and_instance():
     rec = _recommend(devices, sharing={"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}}})
     assert (rec.idle, rec.evidence["idleGpus"], rec.evidence["migDevices"]) == (
         ["node-0 GPU 0 1g.5gb GI 3", "node-0 GPU 0 1g.5gb GI 5"], 2, 7)
-    # the memory figures that cannot be, likewise
+    # the memory figures that cannot be, likewise, in the order of their numbers (an A100's 1g.5gb are GI 7 to 14)
+    devices[2].instance, devices[6].instance = "10", "9"
     devices[2].figures.mem_peak = devices[6].figures.mem_peak = float("nan")
     rec = _recommend(devices, sharing={"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}}})
-    assert rec.evidence["memoryUnusable"] == ["node-0 GPU 0 1g.5gb GI 2", "node-0 GPU 0 1g.5gb GI 6"]
+    assert rec.evidence["memoryUnusable"] == ["node-0 GPU 0 1g.5gb GI 9", "node-0 GPU 0 1g.5gb GI 10"]
 
 
 def _instances(profile: str, count: int, mib: float, active: float) -> list[Device]:

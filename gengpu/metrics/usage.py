@@ -102,6 +102,11 @@ class Device:
         return (self.node, self.uuid or self.gpu, self.mig, self.instance)
 
     @property
+    def order(self) -> tuple:
+        """By node, then GPU and instance as numbers (GPU 10 after GPU 9)."""
+        return (self.node, _number(self.gpu), self.uuid, self.mig, _number(self.instance))
+
+    @property
     def shown(self) -> str:
         """How a finding names it: a MIG instance by its profile and GPU instance ID (nvidia-smi's GI), as one GPU
         may hold several of one profile."""
@@ -134,7 +139,7 @@ class Usage:
             device.pods.setdefault(pod, Figures()).set(stat, value)
 
     def sort(self) -> None:
-        self.devices.sort(key=lambda d: (d.node, _number(d.gpu), d.uuid, d.mig, _number(d.instance)))
+        self.devices.sort(key=lambda d: d.order)
 
 
 def _number(text: str):

@@ -106,16 +106,21 @@ def test_a_pool_of_small_pods_on_whole_a100s_gets_mig_and_a_busy_one_is_kept(run
     assert [(f["rule"], f["line"]) for f in report["findings"]] == [("pool-packs-tighter", 14)]
 
 
-def test_a_real_prometheus_gives_the_same_figures_in_one_query_per_pool(run, a100, server):
-    from gengpu.pipeline import rightsize as pipeline
-
-    common = ["gke-a100.yaml", "--snapshot", "snapshot.yaml", "--until", "2025-12-01T00:00:00Z", "--since", "2d",
-              "--output", "json"]
+def _served_and_recorded(run, a100, server, *args) -> tuple[dict, dict]:
+    """rightsize's JSON report from the real Prometheus and from the recording it serves, each without its source."""
+    common = ["gke-a100.yaml", "--snapshot", "snapshot.yaml", *args, "--output", "json"]
     served = _json(run("rightsize", *common, "--prometheus", server.url, cwd=a100))
     recorded = _json(run("rightsize", *common, "--metrics", "gpus.om", cwd=a100))
     for report in (served, recorded):
         for rec in report["recommendations"]:
             rec["evidence"].pop("source")
+    return served, recorded
+
+
+def test_a_real_prometheus_gives_the_same_figures_in_one_query_per_pool(run, a100, server):
+    from gengpu.pipeline import rightsize as pipeline
+
+    served, recorded = _served_and_recorded(run, a100, server, "--until", "2025-12-01T00:00:00Z", "--since", "2d")
     assert served == recorded
     assert served["recommendations"][0]["verdict"] == "mig"
     result = pipeline.rightsize([str(a100 / "gke-a100.yaml")], str(a100 / "snapshot.yaml"), None, server.url, None,
@@ -126,12 +131,7 @@ def test_a_real_prometheus_gives_the_same_figures_in_one_query_per_pool(run, a10
 def test_a_window_that_ends_before_the_recording_does_is_cut_there(run, a100, server):
     """--until 12 h before the recording's last sample: the recording is read up to then, as the real Prometheus
     reads its own (14 h of the 26: too little data, where the whole recording proposes MIG)."""
-    common = ["gke-a100.yaml", "--snapshot", "snapshot.yaml", "--until", "2025-11-30T12:00:00Z", "--output", "json"]
-    served = _json(run("rightsize", *common, "--prometheus", server.url, cwd=a100))
-    recorded = _json(run("rightsize", *common, "--metrics", "gpus.om", cwd=a100))
-    for report in (served, recorded):
-        for rec in report["recommendations"]:
-            rec["evidence"].pop("source")
+    served, recorded = _served_and_recorded(run, a100, server, "--until", "2025-11-30T12:00:00Z")
     assert served == recorded
     inference = recorded["recommendations"][0]
     assert inference["verdict"] == "none" and 13 <= inference["evidence"]["hours"] <= 14

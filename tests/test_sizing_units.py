@@ -479,30 +479,33 @@ def test_allocated_gpus_that_did_nothing_are_named():
     assert (rec.idle, rec.evidence["idleGpus"]) == (["node-1 GPU 4"], 1)
 
 
+def _instances(profile: str, count: int, mib: float, active: float) -> list[Device]:
+    """count MIG instances of one profile on node-0's GPU 0 (GPU instance IDs 0 up), each held by a pod, over a day."""
+    return [Device("node-0", "0", "GPU-0", profile, "NVIDIA A100-SXM4-40GB", str(k),
+                   Figures(mem_peak=mib, active_p95=active, first=0.0, last=float(DAY)),
+                   {("ml", f"infer-{k}"): Figures()})
+            for k in range(count)]
+
+
+def _mig(profile: str, per_gpu: int) -> dict:
+    return {"mode": "mig", "mig": {"strategy": "single", "layout": {profile: per_gpu}}}
+
+
 def test_an_idle_mig_instance_is_named_with_its_profile_and_instance():
     """A MIG pool's seven 1g.5gb instances of one GPU, each held by a pod: only the two that did nothing are named,
     each by its GPU, profile and GPU instance ID (dcgm-exporter's GPU_I_ID, nvidia-smi's GI), so the finding points
     at each instance, not twice at the same words."""
-    idle = (3, 5)
-    devices = [Device("node-0", "0", "GPU-0", "1g.5gb", "NVIDIA A100-SXM4-40GB", str(k),
-                      Figures(mem_peak=0.0 if k in idle else 2048.0, active_p95=0.0 if k in idle else 0.1, first=0.0,
-                              last=float(DAY)), {("ml", f"infer-{k}"): Figures()}) for k in range(7)]
-    rec = _recommend(devices, sharing={"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}}})
+    devices = _instances("1g.5gb", 7, 2048.0, 0.1)
+    for k in (3, 5):
+        devices[k].figures.mem_peak, devices[k].figures.active_p95 = 0.0, 0.0
+    rec = _recommend(devices, sharing=_mig("1g.5gb", 7))
     assert (rec.idle, rec.evidence["idleGpus"], rec.evidence["migDevices"]) == (
         ["node-0 GPU 0 1g.5gb GI 3", "node-0 GPU 0 1g.5gb GI 5"], 2, 7)
     # the memory figures that cannot be, likewise, in the order of their numbers (an A100's 1g.5gb are GI 7 to 14)
     devices[2].instance, devices[6].instance = "10", "9"
     devices[2].figures.mem_peak = devices[6].figures.mem_peak = float("nan")
-    rec = _recommend(devices, sharing={"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}}})
+    rec = _recommend(devices, sharing=_mig("1g.5gb", 7))
     assert rec.evidence["memoryUnusable"] == ["node-0 GPU 0 1g.5gb GI 9", "node-0 GPU 0 1g.5gb GI 10"]
-
-
-def _instances(profile: str, count: int, mib: float, active: float) -> list[Device]:
-    """count MIG instances of one profile on node-0's GPU 0, each held by a pod, over a day."""
-    return [Device("node-0", "0", "GPU-0", profile, "NVIDIA A100-SXM4-40GB", str(k),
-                   Figures(mem_peak=mib, active_p95=active, first=0.0, last=float(DAY)),
-                   {("ml", f"infer-{k}"): Figures()})
-            for k in range(count)]
 
 
 def test_a_mig_pool_already_at_the_layout_its_pods_need_is_kept_busy():
@@ -510,7 +513,7 @@ def test_a_mig_pool_already_at_the_layout_its_pods_need_is_kept_busy():
     layout they have. Kept, and the reason counts MIG devices on GPUs and gives activity as a share of a whole GPU
     (half of one of seven compute slices: 7%)."""
     rec = _recommend(_instances("1g.5gb", 7, 2048.0, 0.5),
-                     sharing={"mode": "mig", "mig": {"strategy": "single", "layout": {"1g.5gb": 7}}})
+                     sharing=_mig("1g.5gb", 7))
     assert (rec.verdict, rec.proposed, rec.reason) == (
         "keep", None, "busy: 7 MIG device(s) on 1 GPU(s) whose pods peaked at 2.0 GiB and 7% of a GPU's p95 activity "
                       "over 24.0 h; packing them frees no GPU")
@@ -519,7 +522,7 @@ def test_a_mig_pool_already_at_the_layout_its_pods_need_is_kept_busy():
 def test_a_mig_pool_whose_pod_no_profile_holds_with_headroom_is_kept():
     """A 7g.40gb instance whose pod peaked at 38 GiB: with 20% headroom (45.6 GiB) no A100 40GB profile holds it."""
     rec = _recommend(_instances("7g.40gb", 1, 38 * 1024.0, 0.5),
-                     sharing={"mode": "mig", "mig": {"strategy": "single", "layout": {"7g.40gb": 1}}})
+                     sharing=_mig("7g.40gb", 1))
     assert (rec.verdict, rec.proposed, rec.reason) == (
         "keep", None, "no MIG profile of A100-40GB holds every pod with 20% headroom")
 
@@ -555,12 +558,8 @@ def test_a_gpu_seen_only_after_the_windows_last_step_has_no_presence():
     """The coverage figure is PromQL's count_over_time of a [1d:345s] subquery, evaluated at multiples of 345 s: a GPU
     whose only sample came after the last of them (a node up in the window's last minutes) is at no step. Prometheus
     gives it no count at all, not a count of 0: a GPU there for no step would otherwise halve the pool's run share."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
     import dcgm_samples
 
-    from gengpu import sizing
     from gengpu.metrics import recorded
 
     gpus = [dcgm_samples.Gpu(f"node-{n}", 0, "serving", f"llm-{n}", (3900, 700), 8) for n in (1, 2)]
@@ -574,6 +573,5 @@ def test_a_gpu_seen_only_after_the_windows_last_step_has_no_presence():
     usage = recording.pool_usage("Hostname", ["node-1", "node-2"], "1d", dcgm_samples.END, False)
     # (the 250 steps of the day: multiples of 345 s in (END - 86400, END], each with a sample in the 300 s before it)
     assert [(d.node, d.figures.present) for d in usage.devices] == [("node-1", 250.0), ("node-2", None)]
-    pool = sizing.PoolUsage.__new__(sizing.PoolUsage)
-    pool.devices = usage.devices
+    pool = sizing.PoolUsage(None, None, None, ["node-1", "node-2"], usage.devices, "1d", "test")
     assert sizing._run_share(pool) == 1.0
